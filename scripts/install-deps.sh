@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian/Ubuntu packages xrunhunt uses (as root), then the npm dependencies
+# (which builds dist/). Safe to run again: apt and npm skip what is already there.
+#   libasound2, libasound2-plugins  libasound through koffi; the ALSA jack plugin (plug:jack)
+#   jackd2                          JACK dummy backend: a real clock without sound hardware
+#   alsa-utils                      aplay (peer in benchmarks), amixer
+#   qemu-system-x86, e2fsprogs      the lab VM and its ext4 scratch disk
+#   linux-source-6.1 + toolchain    the lab kernel build
+#   tmux                            terminal tests of the dashboard
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  libasound2 libasound2-plugins alsa-utils jackd2
+  qemu-system-x86 e2fsprogs
+  linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
+  tmux procps util-linux
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "xrunhunt: these packages are missing; install them as root:" >&2
+    echo "  apt-get install --no-install-recommends ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  # jackd2 asks whether to enable real-time limits; answer for a non-interactive install.
+  echo 'jackd2 jackd/tweak_rt_limits boolean false' | debconf-set-selections
+  apt-get update -q
+  apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+  npm ci --no-audit --no-fund
+else
+  npm run build
+fi

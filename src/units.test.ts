@@ -1,0 +1,41 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { parseDuration, parseSize, parseInteger, formatDuration, formatBytes } from './units.js';
+import { UsageError } from './errors.js';
+
+test('durations as users write them', () => {
+  assert.equal(parseDuration('500ms'), 500);
+  assert.equal(parseDuration('10s'), 10_000);
+  assert.equal(parseDuration('2m'), 120_000);
+  assert.equal(parseDuration('1.5h'), 5_400_000);
+  assert.equal(parseDuration('3'), 3000);
+  for (const bad of ['', 'ten', '10x', '-1s', '1 2s']) {
+    assert.throws(
+      () => parseDuration(bad, '--duration'),
+      (e: unknown) => e instanceof UsageError && e.message.includes('--duration'),
+    );
+  }
+});
+
+test('sizes in binary multiples', () => {
+  assert.equal(parseSize('4096'), 4096);
+  assert.equal(parseSize('64K'), 65_536);
+  assert.equal(parseSize('64M'), 64 * 1024 ** 2);
+  assert.equal(parseSize('2G'), 2 * 1024 ** 3);
+  assert.equal(parseSize('1GiB'), 1024 ** 3);
+  assert.throws(() => parseSize('12Q'), UsageError);
+});
+
+test('integers with bounds', () => {
+  assert.equal(parseInteger('64', '--period', 1), 64);
+  assert.throws(() => parseInteger('0', '--period', 1), /from 1/);
+  assert.throws(() => parseInteger('6.5', '--period'), /whole number/);
+});
+
+test('formatting', () => {
+  assert.equal(formatDuration(250), '250ms');
+  assert.equal(formatDuration(1500), '1.5s');
+  assert.equal(formatDuration(150_000), '2m 30s');
+  assert.equal(formatBytes(512), '512 B');
+  assert.equal(formatBytes(64 * 1024 ** 2), '64.0 MiB');
+});

@@ -1,0 +1,77 @@
+// Durations and sizes as users write them on the command line: `500ms`, `10s`, `2m`, `1h`;
+// `64K`, `64M`, `2G` (binary multiples). Parsers throw UsageError naming the bad text.
+import { UsageError } from './errors.js';
+
+const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const SIZE_BYTES: Record<string, number> = {
+  '': 1,
+  b: 1,
+  k: 1024,
+  kb: 1024,
+  kib: 1024,
+  m: 1024 ** 2,
+  mb: 1024 ** 2,
+  mib: 1024 ** 2,
+  g: 1024 ** 3,
+  gb: 1024 ** 3,
+  gib: 1024 ** 3,
+  t: 1024 ** 4,
+};
+
+/** Parses `500ms`, `10s`, `2m`, `1.5h` into milliseconds; a bare number means seconds. */
+export function parseDuration(text: string, what = 'duration'): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
+  if (!m) {
+    throw new UsageError(
+      `invalid ${what} "${text}": expected a number with a unit, e.g. 500ms, 10s, 2m, 1h`,
+    );
+  }
+  const unit = (m[2] ?? 's').toLowerCase();
+  return Math.round(Number(m[1]) * DURATION_MS[unit]!);
+}
+
+/** Parses `64M`, `2G`, `512K`, `4096` (bytes) into bytes, binary multiples. */
+export function parseSize(text: string, what = 'size'): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
+  const mult = m ? SIZE_BYTES[m[2]!.toLowerCase()] : undefined;
+  if (!m || mult === undefined) {
+    throw new UsageError(
+      `invalid ${what} "${text}": expected a number with a unit, e.g. 512K, 64M, 2G`,
+    );
+  }
+  return Math.round(Number(m[1]) * mult);
+}
+
+/** Parses a whole number within bounds; names the option in the error. */
+export function parseInteger(text: string, what: string, min = -Infinity, max = Infinity): number {
+  if (!/^\s*-?\d+\s*$/.test(text)) {
+    throw new UsageError(`invalid ${what} "${text}": expected a whole number`);
+  }
+  const n = Number(text);
+  if (n < min || n > max) {
+    throw new UsageError(`invalid ${what} ${n}: expected a value from ${min} to ${max}`);
+  }
+  return n;
+}
+
+/** Formats milliseconds the way users write them (`250ms`, `1.5s`, `2m 30s`). */
+export function formatDuration(ms: number): string {
+  if (!Number.isFinite(ms)) return String(ms);
+  if (ms < 1000) return `${Number(ms.toFixed(ms < 10 ? 2 : 0))}ms`;
+  if (ms < 60_000) return `${Number((ms / 1000).toFixed(1))}s`;
+  const m = Math.floor(ms / 60_000);
+  const s = Math.round((ms % 60_000) / 1000);
+  return s ? `${m}m ${s}s` : `${m}m`;
+}
+
+/** Formats bytes with binary units (`512 B`, `64.0 MiB`). */
+export function formatBytes(bytes: number): string {
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = bytes;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return i === 0 ? `${v} B` : `${v.toFixed(1)} ${units[i]}`;
+}
