@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# The main job in one command: installs what xrunhunt needs, then runs a full diagnostic
+# session — on this machine's sound card when it has one, otherwise inside the lab VM (a
+# real Linux kernel with a virtual sound card; the kernel is built once and cached under
+# ~/.cache/xrunhunt/lab). Extra arguments go to `xrunhunt session`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/install-deps.sh
+
+if grep -qE '^ *[0-9]+ \[' /proc/asound/cards 2>/dev/null; then
+  echo "xrunhunt: sound card found; running the session on this machine" >&2
+  exec node bin/xrunhunt.js session "$@"
+fi
+
+echo "xrunhunt: no sound card on this machine; running the session in the lab VM" >&2
+node bin/xrunhunt.js lab build
+exec node bin/xrunhunt.js lab session "$@"
