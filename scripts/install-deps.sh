@@ -7,6 +7,7 @@
 #   qemu-system-x86, e2fsprogs      the lab VM and its ext4 scratch disk
 #   linux-source-6.1 + toolchain    the lab kernel build
 #   tmux                            terminal tests of the dashboard
+#   chromium, fonts-dejavu-core     headless checks (and screenshots) of the HTML reports
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,6 +16,7 @@ PACKAGES=(
   qemu-system-x86 e2fsprogs
   linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
   tmux procps util-linux
+  chromium fonts-dejavu-core
 )
 
 missing=()
