@@ -1,0 +1,109 @@
+// The session report as data: what `session --json` prints, what the text/markdown report
+// renders, and what the 'report' session event carries. Plain JSON-serialisable values.
+import type {
+  CaptureSourceName,
+  HeadroomSummary,
+  SessionHostSummary,
+  SessionKernelEvent,
+  SessionParams,
+  SessionThroughput,
+} from './events.js';
+
+/** A userspace xrun with its phase and the kernel event it was matched to. */
+export interface ReportXrun {
+  index: number;
+  timeMs: number;
+  monotonicNs: number;
+  durationMs: number | null;
+  phase: string | null;
+  /** Index into `events` of the matched kernel XRUN, null when none matched. */
+  kernelEventIndex: number | null;
+}
+
+/** One load phase with its xrun count and measured throughput. */
+export interface ReportPhase {
+  name: string;
+  kind: string;
+  startMs: number;
+  endMs: number;
+  xruns: number;
+  xrunsPerMin: number;
+  kernelEvents: number;
+  throughput: SessionThroughput | null;
+  headroom: HeadroomSummary | null;
+}
+
+/** A ranked offender (class kernel only), as analyze ranks them. */
+export interface ReportOffender {
+  function: string | null;
+  module: string | null;
+  signature: string;
+  count: number;
+  /** count / all kernel-class events, 0..1. */
+  share: number;
+  /** Phases it was seen in, with counts. */
+  phases: Record<string, number>;
+}
+
+/** Share of kernel events per offender class (0..1 each). */
+export interface ClassShares {
+  kernel: number;
+  idle: number;
+  user: number;
+  none: number;
+}
+
+/** What correlation found (see src/analysis/correlate.ts). */
+export interface ReportCorrelation {
+  /** How the clocks were aligned: 'marker' (measured), 'assumed' (equal), 'none' (no capture). */
+  clockAlignment: 'marker' | 'assumed' | 'none';
+  /** CLOCK_MONOTONIC minus the kernel printk clock, ns (null: unknown). */
+  offsetNs: number | null;
+  /** Matching window half-width in ms. */
+  windowMs: number;
+  matched: number;
+  /** Userspace xruns with no kernel XRUN for our PCM: the application was late. */
+  unmatchedXruns: number;
+  /** Kernel events of our PCM that no userspace xrun explains. */
+  unmatchedKernelEvents: number;
+  /** Kernel events on other streams. */
+  otherStreamEvents: number;
+  /** matched / userspace xruns, 0..1 (null when there were none). */
+  matchRatio: number | null;
+}
+
+export interface SessionReport {
+  /** Plain-language conclusion lines, most important first. */
+  conclusion: string[];
+  /** What to try next, concrete. */
+  suggestions: string[];
+  xruns: ReportXrun[];
+  kernelCapture: {
+    source: CaptureSourceName;
+    lostMessages: number;
+    /** The PCM whose xrun_debug was set, or null with the reason in `limitations`. */
+    pcm: string | null;
+    mask: number | null;
+  };
+  events: SessionKernelEvent[];
+  offenders: ReportOffender[];
+  classShares: ClassShares;
+  phases: ReportPhase[];
+  correlation: ReportCorrelation;
+  params: SessionParams;
+  host: SessionHostSummary;
+  /** What this session could not see and why (no xrun_debug, no kernel PCM, ...). */
+  limitations: string[];
+  warnings: string[];
+  durationMs: number;
+  /** Bundle folder (null: none written). */
+  bundle: string | null;
+  /** Files of the bundle folder. */
+  files: {
+    bundle: string | null;
+    events: string | null;
+    kernelLog: string | null;
+    report: string | null;
+  };
+  exitCode: number;
+}
