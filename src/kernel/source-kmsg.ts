@@ -1,0 +1,204 @@
+// Live capture from /dev/kmsg. Measured facts this follows (platform-facts "Reading
+// /dev/kmsg from Node"): open O_RDONLY|O_NONBLOCK and poll on EAGAIN (a blocking read
+// parks a libuv thread and Node 20 then hangs at exit); each read returns exactly one
+// record; EPIPE means the kernel overwrote records we had not read yet. Sequence numbers
+// are contiguous, so any gap is "N kernel messages lost".
+import { constants, promises as fsp } from 'node:fs';
+import { errnoCode } from '../errors.js';
+import type { ClockOffset, KernelCaptureSource } from '../session/capture.js';
+import { LineQueue } from './source-queue.js';
+
+/** How long to wait after EAGAIN before reading again: short enough that a dump is seen
+ * within a frame of a 10 ms period, long enough that an idle poll costs ~nothing. */
+const POLL_MS = 10;
+/** A kmsg record is at most ~1 KB of text plus its dictionary; a smaller buffer gets EINVAL. */
+const RECORD_BUFFER_BYTES = 16 * 1024;
+/** How long measureClockOffset waits to see its own marker come back. */
+const MARKER_TIMEOUT_MS = 2000;
+
+/** The fields of a kmsg record prefix `PRI,SEQ,USEC,FLAGS;`. */
+export interface KmsgHead {
+  priority: number;
+  seq: number;
+  usec: number;
+}
+
+/** Reads the `PRI,SEQ,USEC,FLAGS;` prefix of a raw kmsg record (null: not a record). */
+export function parseKmsgHead(record: string): KmsgHead | null {
+  const m = /^(\d+),(\d+),(\d+),[^;]*;/.exec(record);
+  if (!m) return null;
+  return { priority: Number(m[1]), seq: Number(m[2]), usec: Number(m[3]) };
+}
+
+/** Counts lost records from sequence gaps (pure); the first record only sets the base. */
+export function createSeqGapCounter(): { observe(seq: number): number; readonly lost: number } {
+  let last: number | null = null;
+  let lost = 0;
+  return {
+    observe(seq: number): number {
+      let gap = 0;
+      if (last !== null && seq > last + 1) gap = seq - last - 1;
+      lost += gap;
+      if (last === null || seq > last) last = seq;
+      return gap;
+    },
+    get lost() {
+      return lost;
+    },
+  };
+}
+
+/** The device operations the reader needs; the default is the real /dev/kmsg. */
+export interface KmsgDevice {
+  /** Reads one record; throws Node errors with code EAGAIN / EPIPE like the real device. */
+  read(): Promise<string>;
+  /** Writes one line to the kernel log (for the clock marker). */
+  write(text: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Opens the real /dev/kmsg (non-blocking read side; write side opened on demand). */
+export async function openKmsgDevice(path = '/dev/kmsg'): Promise<KmsgDevice> {
+  const reader = await fsp.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const buf = Buffer.alloc(RECORD_BUFFER_BYTES);
+  return {
+    async read() {
+      const { bytesRead } = await reader.read(buf, 0, buf.length, null);
+      return buf.toString('utf8', 0, bytesRead);
+    },
+    async write(text: string) {
+      const w = await fsp.open(path, 'w');
+      try {
+        await w.write(text.endsWith('\n') ? text : text + '\n');
+      } finally {
+        await w.close();
+      }
+    },
+    async close() {
+      await reader.close();
+    },
+  };
+}
+
+export interface KmsgSourceOptions {
+  device: KmsgDevice;
+  /** CLOCK_MONOTONIC in ns (injected; default process.hrtime.bigint). */
+  now?: () => bigint;
+  /** Waits ms (injected so tests need no real sleeps). */
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A kmsg capture: skips everything already in the buffer, then streams new records. */
+export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSource {
+  const { device } = options;
+  const now = options.now ?? (() => process.hrtime.bigint());
+  const sleep = options.sleep ?? realSleep;
+  const queue = new LineQueue();
+  const gaps = createSeqGapCounter();
+  const warnings: string[] = [];
+  let closed = false;
+  let loop: Promise<void> | null = null;
+  let eagainLost = 0;
+  const markerWaiters = new Map<string, (usec: number) => void>();
+
+  const readOne = async (): Promise<string | 'again' | 'lost'> => {
+    try {
+      return await device.read();
+    } catch (err) {
+      const code = errnoCode(err);
+      if (code === 'EAGAIN' || code === 'EWOULDBLOCK') return 'again';
+      if (code === 'EPIPE') return 'lost';
+      throw err;
+    }
+  };
+
+  const handle = (record: string): void => {
+    const head = parseKmsgHead(record);
+    if (head) {
+      gaps.observe(head.seq);
+      for (const [marker, resolve] of markerWaiters) {
+        if (record.includes(marker)) resolve(head.usec);
+      }
+    }
+    const readNs = Number(now());
+    for (const text of record.replace(/\n$/, '').split('\n')) queue.push({ text, readNs });
+  };
+
+  const run = async (signal: AbortSignal): Promise<void> => {
+    try {
+      while (!closed && !signal.aborted) {
+        const r = await readOne();
+        if (r === 'again') await sleep(POLL_MS);
+        else if (r === 'lost') eagainLost++;
+        else handle(r);
+      }
+    } catch (err) {
+      warnings.push(
+        `reading /dev/kmsg failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    } finally {
+      queue.end();
+    }
+  };
+
+  return {
+    name: 'kmsg',
+    get lostMessages() {
+      // A gap counts the exact number of records; EPIPE alone (no gap seen yet) counts one.
+      return Math.max(gaps.lost, eagainLost > 0 && gaps.lost === 0 ? eagainLost : 0);
+    },
+    warnings,
+    async start(signal: AbortSignal) {
+      // Skip the backlog: read until EAGAIN, remembering only the last sequence number.
+      for (;;) {
+        const r = await readOne();
+        if (r === 'again') break;
+        if (r === 'lost') continue;
+        const head = parseKmsgHead(r);
+        if (head) gaps.observe(head.seq);
+      }
+      signal.addEventListener('abort', () => void this.close(), { once: true });
+      loop = run(signal);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await loop;
+      queue.end();
+      await device.close().catch(() => undefined);
+    },
+    async measureClockOffset(): Promise<ClockOffset | null> {
+      const marker = `xrunhunt: clock marker ${Number(now()).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+      const seen = new Promise<number>((resolve) => markerWaiters.set(marker, resolve));
+      const t0 = now();
+      try {
+        await device.write(marker);
+      } catch (err) {
+        markerWaiters.delete(marker);
+        warnings.push(
+          `could not write a clock marker to /dev/kmsg (${errnoCode(err) ?? String(err)}); assuming the kernel log clock equals CLOCK_MONOTONIC`,
+        );
+        return null;
+      }
+      const t1 = now();
+      let timer: NodeJS.Timeout | undefined;
+      const usec = await Promise.race([
+        seen,
+        new Promise<null>((r) => (timer = setTimeout(() => r(null), MARKER_TIMEOUT_MS))),
+      ]);
+      clearTimeout(timer);
+      markerWaiters.delete(marker);
+      if (usec === null) return null;
+      const mid = (t0 + t1) / 2n;
+      return {
+        offsetNs: Number(mid - BigInt(usec) * 1000n),
+        // Half the bracket plus the record's microsecond resolution.
+        uncertaintyNs: Number((t1 - t0) / 2n) + 1000,
+        method: 'marker',
+      };
+    },
+    [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
+  };
+}
