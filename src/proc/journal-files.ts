@@ -1,0 +1,85 @@
+// Where journals live and who they belong to. One folder, one file per owner:
+// `manual.json` holds originals of changes meant to stay (`debug on` / `debug off`) until
+// `debug restore`; `session-<pid>.json` holds those of a run that restores on exit. A session
+// file whose process is dead was left by a killed run and is restored at the next start.
+import * as nodeFs from 'node:fs';
+import { join } from 'node:path';
+import type { JournalFs, JournalOwner } from './journal.js';
+import { SettingsJournal, isOwnerAlive, readProcessStartTicks } from './journal.js';
+import type { SettingFileIo } from './setting-file.js';
+
+/** The journal of lasting changes (`debug on` / `debug off`). */
+export function manualJournalFile(dir: string): string {
+  return join(dir, 'manual.json');
+}
+
+/** The journal of one temporary run. */
+export function sessionJournalFile(dir: string, pid: number): string {
+  return join(dir, `session-${pid}.json`);
+}
+
+/** Describes this process as a journal owner. */
+export function currentOwner(
+  command: string,
+  temporary: boolean,
+  toolVersion: string,
+): JournalOwner {
+  return {
+    pid: process.pid,
+    startTicks: readProcessStartTicks(process.pid),
+    startedAt: new Date().toISOString(),
+    toolVersion,
+    command,
+    temporary,
+  };
+}
+
+export interface FoundJournal {
+  file: string;
+  journal: SettingsJournal;
+  manual: boolean;
+  /** Whether the owning process still runs (a session in progress). */
+  alive: boolean;
+}
+
+/** Lists the journals in `dir` (unreadable ones as errors); no journal folder means none. */
+export function findJournals(
+  dir: string,
+  deps: {
+    fs?: JournalFs;
+    io?: SettingFileIo;
+    startTicksOf?: (pid: number) => number | undefined;
+  } = {},
+): { journals: FoundJournal[]; errors: string[] } {
+  const fs = deps.fs ?? nodeFs;
+  const journals: FoundJournal[] = [];
+  const errors: string[] = [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir) as string[];
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      errors.push(`cannot list the journal folder ${dir}: ${(err as Error).message}`);
+    return { journals, errors };
+  }
+  for (const name of names.filter((n) => /^(manual|session-\d+)\.json$/.test(n)).sort()) {
+    const file = join(dir, name);
+    try {
+      const journal = SettingsJournal.load(file, deps);
+      if (!journal) continue;
+      const manual = name === 'manual.json';
+      journals.push({
+        file,
+        journal,
+        manual,
+        alive:
+          !manual &&
+          journal.owner.pid !== process.pid &&
+          isOwnerAlive(journal.owner, deps.startTicksOf),
+      });
+    } catch (err) {
+      errors.push((err as Error).message);
+    }
+  }
+  return { journals, errors };
+}

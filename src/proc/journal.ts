@@ -1,0 +1,321 @@
+// A crash-safe journal of kernel settings xrunhunt changed. Before the first write to any
+// setting file, its original value goes into a small JSON file (write to a temporary name,
+// fsync, rename, fsync the directory), so the original survives a crash, a `kill -9` or a
+// power cut, and the next run or `xrunhunt debug restore` can put it back. Generic on purpose:
+// any path, any string value, and a `kind` per entry so other owners (tracefs, kprobes) can
+// restore their own entries with their own writer. Model: rtla's osnoise_context
+// save/set/restore, made durable.
+import * as nodeFs from 'node:fs';
+import { dirname, join } from 'node:path';
+import { XrunhuntError } from '../errors.js';
+import type { SettingFileIo } from './setting-file.js';
+import { realSettingFileIo } from './setting-file.js';
+
+export const JOURNAL_FORMAT = 'xrunhunt-settings-journal';
+export const JOURNAL_VERSION = 1;
+
+/** One setting's original value, recorded before xrunhunt first changed it. */
+export interface JournalEntry {
+  path: string;
+  /** Exactly what restore writes back. */
+  original: string;
+  /** Who owns the entry and how it is restored: 'value' (write original back) unless the owner says otherwise. */
+  kind: string;
+  recordedAt: string;
+}
+
+/** The process that made the changes. */
+export interface JournalOwner {
+  pid: number;
+  /** Start time from /proc/<pid>/stat (clock ticks since boot): tells a live owner from a reused pid. */
+  startTicks: number | undefined;
+  startedAt: string;
+  toolVersion: string;
+  /** The command line that changed the settings, for messages (`debug on`, `session`). */
+  command: string;
+  /**
+   * true: the owner restores on exit (a session); a journal whose owner is dead was left by a
+   * killed run. false: the change is meant to stay (`debug on`) until `debug restore`.
+   */
+  temporary: boolean;
+}
+
+export interface JournalDocument {
+  format: typeof JOURNAL_FORMAT;
+  version: typeof JOURNAL_VERSION;
+  owner: JournalOwner;
+  entries: JournalEntry[];
+}
+
+/** The part of node:fs the journal uses; tests pass a recording wrapper. */
+export type JournalFs = Pick<
+  typeof nodeFs,
+  | 'mkdirSync'
+  | 'openSync'
+  | 'writeSync'
+  | 'fsyncSync'
+  | 'closeSync'
+  | 'renameSync'
+  | 'readFileSync'
+  | 'unlinkSync'
+  | 'readdirSync'
+>;
+
+/** Result of putting journaled values back. Failures are listed, never thrown. */
+export interface RestoreReport {
+  restored: { path: string; value: string }[];
+  /** Entries whose file no longer exists (device unplugged, module unloaded): dropped. */
+  gone: string[];
+  failed: { path: string; value: string; error: string }[];
+}
+
+/** Restores one entry of a given kind; the default kind 'value' writes `original` back. */
+export type EntryRestorer = (entry: JournalEntry, io: SettingFileIo) => void;
+
+/** Picks the journal folder: $XDG_STATE_HOME/xrunhunt, /var/lib/xrunhunt (root), ~/.local/state/xrunhunt. */
+export function defaultJournalDir(env: NodeJS.ProcessEnv, uid: number, home: string): string {
+  const xdg = env['XDG_STATE_HOME'];
+  if (xdg !== undefined && xdg !== '') return join(xdg, 'xrunhunt');
+  if (uid === 0) return '/var/lib/xrunhunt';
+  return join(home, '.local', 'state', 'xrunhunt');
+}
+
+/** Validates a parsed journal document; returns an error message for anything else. */
+export function validateJournal(value: unknown): JournalDocument | string {
+  if (typeof value !== 'object' || value === null) return 'not a JSON object';
+  const v = value as Record<string, unknown>;
+  if (v['format'] !== JOURNAL_FORMAT) return `expected format "${JOURNAL_FORMAT}"`;
+  if (v['version'] !== JOURNAL_VERSION)
+    return `journal version ${String(v['version'])} is not supported (this xrunhunt reads version ${JOURNAL_VERSION})`;
+  const owner = v['owner'] as Record<string, unknown> | undefined;
+  if (typeof owner !== 'object' || owner === null || typeof owner['pid'] !== 'number')
+    return 'missing owner.pid';
+  if (!Array.isArray(v['entries'])) return 'missing entries';
+  for (const e of v['entries'] as unknown[]) {
+    const entry = e as Record<string, unknown>;
+    if (typeof entry?.['path'] !== 'string' || typeof entry['original'] !== 'string')
+      return 'an entry lacks path/original strings';
+  }
+  return value as JournalDocument;
+}
+
+/** Writes bytes durably: temp file, fsync, rename over the target, fsync the folder. */
+export function writeFileDurably(fs: JournalFs, file: string, data: string): void {
+  const dir = dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = `${file}.tmp-${process.pid}`;
+  const fd = fs.openSync(tmp, 'w', 0o600);
+  try {
+    fs.writeSync(fd, data);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(tmp, file);
+  const dfd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(dfd);
+  } finally {
+    fs.closeSync(dfd);
+  }
+}
+
+/** Reads a journal file; undefined when there is none, an XrunhuntError when it is corrupt. */
+export function readJournalFile(file: string, fs: JournalFs = nodeFs): JournalDocument | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8') as string;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new XrunhuntError(
+      'resource',
+      `cannot read the settings journal ${file}: ${(err as Error).message}`,
+      {
+        cause: err,
+      },
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = undefined;
+  }
+  const doc = validateJournal(parsed);
+  if (typeof doc === 'string') {
+    throw new XrunhuntError('format', `the settings journal ${file} is unreadable: ${doc}`, {
+      hint: 'inspect it by hand (it lists original values of kernel settings), restore them, then delete it',
+    });
+  }
+  return doc;
+}
+
+/**
+ * One journal file and the settings it guards. `set()` is the only way to change a setting:
+ * it journals the original (durably) before the first write to that path.
+ */
+export class SettingsJournal {
+  readonly file: string;
+  private doc: JournalDocument;
+  private readonly fs: JournalFs;
+  private readonly io: SettingFileIo;
+
+  private constructor(file: string, doc: JournalDocument, fs: JournalFs, io: SettingFileIo) {
+    this.file = file;
+    this.doc = doc;
+    this.fs = fs;
+    this.io = io;
+  }
+
+  /** Opens (or continues) the journal at `file`; nothing is written until the first change. */
+  static open(
+    file: string,
+    owner: JournalOwner,
+    deps: { fs?: JournalFs; io?: SettingFileIo } = {},
+  ): SettingsJournal {
+    const fs = deps.fs ?? nodeFs;
+    const existing = readJournalFile(file, fs);
+    const doc: JournalDocument = existing
+      ? { ...existing, owner }
+      : { format: JOURNAL_FORMAT, version: JOURNAL_VERSION, owner, entries: [] };
+    return new SettingsJournal(file, doc, fs, deps.io ?? realSettingFileIo);
+  }
+
+  /** Loads an existing journal (e.g. one left by a killed run); undefined when absent. */
+  static load(
+    file: string,
+    deps: { fs?: JournalFs; io?: SettingFileIo } = {},
+  ): SettingsJournal | undefined {
+    const fs = deps.fs ?? nodeFs;
+    const doc = readJournalFile(file, fs);
+    return doc ? new SettingsJournal(file, doc, fs, deps.io ?? realSettingFileIo) : undefined;
+  }
+
+  get owner(): JournalOwner {
+    return this.doc.owner;
+  }
+
+  get entries(): readonly JournalEntry[] {
+    return this.doc.entries;
+  }
+
+  has(path: string): boolean {
+    return this.doc.entries.some((e) => e.path === path);
+  }
+
+  /** Records an original value durably (first original wins: a later call for the same path is a no-op). */
+  record(path: string, original: string, kind = 'value'): void {
+    if (this.has(path)) return;
+    const next: JournalDocument = {
+      ...this.doc,
+      entries: [
+        ...this.doc.entries,
+        { path, original, kind, recordedAt: new Date().toISOString() },
+      ],
+    };
+    writeFileDurably(this.fs, this.file, JSON.stringify(next, null, 2) + '\n');
+    this.doc = next;
+  }
+
+  /**
+   * Changes a setting: reads and journals its original first (unless already journaled), then
+   * writes `value`. `normalize` turns the file's text into the value to write back (e.g. trim).
+   */
+  set(
+    path: string,
+    value: string,
+    options: { kind?: string; normalize?: (text: string) => string } = {},
+  ): void {
+    if (!this.has(path)) {
+      const text = this.io.read(path);
+      this.record(
+        path,
+        options.normalize ? options.normalize(text) : text,
+        options.kind ?? 'value',
+      );
+    }
+    this.io.write(path, value);
+  }
+
+  /**
+   * Writes every journaled value back (newest first, so layered changes unwind in reverse) and
+   * clears the journal. Entries that fail stay in the journal for a later retry; entries whose
+   * file vanished are dropped. Never throws for a setting that fails.
+   */
+  restore(restorers: Record<string, EntryRestorer> = {}): RestoreReport {
+    const report: RestoreReport = { restored: [], gone: [], failed: [] };
+    const keep: JournalEntry[] = [];
+    for (const entry of [...this.doc.entries].reverse()) {
+      const restorer =
+        restorers[entry.kind] ??
+        ((e: JournalEntry, io: SettingFileIo) => io.write(e.path, e.original));
+      try {
+        restorer(entry, this.io);
+        report.restored.push({ path: entry.path, value: entry.original });
+      } catch (err) {
+        const code = err instanceof XrunhuntError ? err.code : undefined;
+        if (code === 'not-found') report.gone.push(entry.path);
+        else {
+          report.failed.push({
+            path: entry.path,
+            value: entry.original,
+            error: err instanceof Error ? err.message : String(err),
+          });
+          keep.unshift(entry);
+        }
+      }
+    }
+    try {
+      if (keep.length === 0) this.discard();
+      else {
+        const next = { ...this.doc, entries: keep };
+        writeFileDurably(this.fs, this.file, JSON.stringify(next, null, 2) + '\n');
+        this.doc = next;
+      }
+    } catch (err) {
+      report.failed.push({
+        path: this.file,
+        value: '',
+        error: `cannot update the journal: ${(err as Error).message}`,
+      });
+    }
+    return report;
+  }
+
+  /** Deletes the journal file (after a full restore, or when nothing was ever changed). */
+  discard(): void {
+    try {
+      this.fs.unlinkSync(this.file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    this.doc = { ...this.doc, entries: [] };
+  }
+}
+
+/** Reads a process's start time (field 22 of /proc/<pid>/stat); undefined when it is gone. */
+export function readProcessStartTicks(
+  pid: number,
+  readFile: (p: string) => string = (p) => nodeFs.readFileSync(p, 'utf8'),
+): number | undefined {
+  let stat: string;
+  try {
+    stat = readFile(`/proc/${pid}/stat`);
+  } catch {
+    return undefined;
+  }
+  // The comm field may contain spaces and parentheses: fields resume after the LAST ')'.
+  const after = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(after[19]);
+  return Number.isFinite(ticks) ? ticks : undefined;
+}
+
+/** Whether the journal's owner is still running (same pid AND same start time). */
+export function isOwnerAlive(
+  owner: JournalOwner,
+  startTicksOf: (pid: number) => number | undefined = readProcessStartTicks,
+): boolean {
+  const ticks = startTicksOf(owner.pid);
+  if (ticks === undefined) return false;
+  return owner.startTicks === undefined || owner.startTicks === ticks;
+}

@@ -1,0 +1,77 @@
+// Reads and writes one kernel setting file (/proc, /sys, tracefs) and turns the errno of a
+// failure into a message a user can act on. Writes never create files: a missing setting is
+// an answer ("the kernel lacks this"), not something to conjure in a tmpfs.
+import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
+import { XrunhuntError, errnoCode } from '../errors.js';
+
+/** How settings are read and written; tests and the journal receive this as a parameter. */
+export interface SettingFileIo {
+  read(path: string): string;
+  write(path: string, value: string): void;
+}
+
+/** Maps a failed read/write of a kernel setting to a user-facing error. */
+export function settingFileError(op: 'read' | 'write', path: string, err: unknown): XrunhuntError {
+  const code = errnoCode(err);
+  switch (code ?? '') {
+    case 'EACCES':
+    case 'EPERM':
+      return new XrunhuntError('permission', `cannot ${op} ${path}: permission denied`, {
+        hint:
+          op === 'write'
+            ? 'changing kernel settings needs root: run it with sudo (or as root)'
+            : 'run it as root (sudo) to read this file',
+        cause: err,
+      });
+    case 'ENOENT':
+      return new XrunhuntError('not-found', `cannot ${op} ${path}: it does not exist`, {
+        hint: 'the device or kernel option behind it is gone; run "xrunhunt doctor"',
+        cause: err,
+      });
+    case 'EISDIR':
+      return new XrunhuntError(
+        'input',
+        `cannot ${op} ${path}: it is a directory, expected a file`,
+        {
+          cause: err,
+        },
+      );
+    case 'EROFS':
+      return new XrunhuntError('permission', `cannot ${op} ${path}: read-only file system`, {
+        cause: err,
+      });
+    default:
+      return new XrunhuntError(
+        'resource',
+        `cannot ${op} ${path}: ${err instanceof Error ? err.message : String(err)}`,
+        { cause: err },
+      );
+  }
+}
+
+/** The real file system: read whole file; write in one call without creating the file. */
+export const realSettingFileIo: SettingFileIo = {
+  read(path) {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch (err) {
+      throw settingFileError('read', path, err);
+    }
+  },
+  write(path, value) {
+    let fd: number;
+    try {
+      // O_TRUNC matters only for plain files (fake trees); procfs ignores it. No O_CREAT.
+      fd = openSync(path, constants.O_WRONLY | constants.O_TRUNC);
+    } catch (err) {
+      throw settingFileError('write', path, err);
+    }
+    try {
+      writeSync(fd, value);
+    } catch (err) {
+      throw settingFileError('write', path, err);
+    } finally {
+      closeSync(fd);
+    }
+  },
+};
