@@ -1,0 +1,63 @@
+#!/bin/sh
+# xrunhunt lab guest init (runs as PID 1 inside QEMU; the host's `/` is the read-only 9p root).
+# Mounts what a normal system has, the results share (9p tag xrresults) and the scratch disk
+# (/dev/vda, ext4), follows /dev/kmsg into the results, runs the payload the host wrote to
+# <results>/.lab/run.sh with its stdout/stderr on the virtio ports /dev/vport0p1 and
+# /dev/vport0p2, records its exit code, then powers off. Recipe: platform-facts §5.
+PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+HOME=/root
+export PATH HOME
+
+say() { echo "xrunhunt-lab: $*" >/dev/console 2>/dev/null || echo "xrunhunt-lab: $*"; }
+off() {
+  sync
+  echo o >/proc/sysrq-trigger 2>/dev/null
+  sleep 5
+  poweroff -f
+}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+# The root is read-only: writable places are tmpfs (/mnt too, for the mount points below).
+for d in /run /root /var/tmp /dev/shm /tmp /mnt; do mount -t tmpfs -o mode=1777 tmpfs "$d"; done
+chmod 700 /root
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+hostname xrunhunt-lab 2>/dev/null
+
+R=/mnt/results
+S=/mnt/scratch
+mkdir -p "$R" "$S"
+if ! mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 xrresults "$R"; then
+  say "error: cannot mount the results share (9p tag xrresults)"
+  off
+fi
+if [ -b /dev/vda ]; then
+  mount -t ext4 /dev/vda "$S" || say "warning: cannot mount the scratch disk /dev/vda"
+fi
+
+# The whole kernel log, from boot to power-off (dmesg --follow keeps reading after the
+# ring buffer overwrote unread records, where a plain `cat /dev/kmsg` would stop at EPIPE).
+dmesg --follow >"$R/dmesg.txt" 2>/dev/null &
+DMESG=$!
+
+OUT=/dev/vport0p1
+ERR=/dev/vport0p2
+[ -c "$OUT" ] || OUT=/dev/console
+[ -c "$ERR" ] || ERR=/dev/console
+say "payload start"
+sh "$R/.lab/run.sh" >"$OUT" 2>"$ERR" </dev/null
+rc=$?
+echo "$rc" >"$R/.lab/exit-code"
+say "payload exit $rc"
+
+sleep 0.5
+kill "$DMESG" 2>/dev/null
+wait "$DMESG" 2>/dev/null
+sync
+umount "$S" 2>/dev/null
+umount "$R" 2>/dev/null
+off

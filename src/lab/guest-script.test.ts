@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { renderRunScript, shellQuote } from './guest-script.js';
+import { parseInjectSpec } from './inject-spec.js';
+
+test('shellQuote leaves plain words alone and makes everything else literal', () => {
+  assert.equal(shellQuote('--period=64'), '--period=64');
+  assert.equal(shellQuote("it's $HOME"), `'it'\\''s $HOME'`);
+  // The real shell agrees: the quoted word comes back byte for byte.
+  const word = `a b 'c' "d" $e \`f\` \\g`;
+  assert.equal(execFileSync('sh', ['-c', `printf %s ${shellQuote(word)}`]).toString(), word);
+});
+
+test('an argv command runs in the results dir with the lab environment', () => {
+  const s = renderRunScript({
+    command: { kind: 'argv', argv: ['node', '/x/bin/xrunhunt.js', 'play', '--period', '64'] },
+  });
+  assert.match(s, /^cd \/mnt\/results \|\| exit 125$/m);
+  assert.match(s, /^export XRUNHUNT_SCRATCH_DIR=\/mnt\/scratch$/m);
+  assert.match(s, /^node \/x\/bin\/xrunhunt\.js play --period 64$/m);
+  assert.doesNotMatch(s, /insmod|taskset/);
+});
+
+test('injection loops insmod in the background, pins both to CPU 0 and stops after the command', () => {
+  const s = renderRunScript({
+    command: { kind: 'shell', line: 'aplay -D hw:0,0 x.wav; echo done' },
+    inject: { spec: parseInjectSpec('lockup:10:irq'), modulePath: '/c/m/test_lockup.ko' },
+    pinCpu: 0,
+  });
+  assert.match(
+    s,
+    /taskset -c 0 insmod \/c\/m\/test_lockup\.ko time_nsecs=10000000 .* disable_irq=1/,
+  );
+  assert.match(s, /^taskset -c 0 sh -c 'aplay -D hw:0,0 x\.wav; echo done'$/m);
+  const order = [
+    'injector=$!',
+    'taskset -c 0 sh -c',
+    'touch "$stop"',
+    'wait "$injector"',
+    'exit "$rc"',
+  ];
+  const positions = order.map((o) => s.indexOf(o));
+  assert.deepEqual(
+    [...positions].sort((a, b) => a - b),
+    positions,
+  );
+  assert.ok(positions.every((p) => p >= 0));
+});
+
+test('the generated script is valid sh and returns the inner exit code', () => {
+  const s = renderRunScript({ command: { kind: 'shell', line: 'exit 7' } })
+    .replace(/^cd .*$/m, 'cd /')
+    .replace(/^mkdir .*$/m, '');
+  let code = 0;
+  try {
+    execFileSync('sh', ['-c', s]);
+  } catch (err) {
+    code = (err as { status: number }).status;
+  }
+  assert.equal(code, 7);
+});
