@@ -1,0 +1,297 @@
+// The write loop as a state machine over an injected PcmBinding and clock: fill the buffer,
+// wait for a period of room, write, measure; on errors: -EAGAIN → wait, -EPIPE → xrun event +
+// recover, -ESTRPIPE → resume (or prepare), -ENODEV/-EBADFD → device gone, others → fail.
+// It runs synchronously inside the worker; tests drive it with the scripted MOCK binding.
+import type { GrantedParams, PcmBinding, PcmStatus } from '../alsa/pcm-binding.js';
+import { PCM_STATE } from '../alsa/pcm-binding.js';
+import { ERRNO, errnoName } from '../alsa/alsa-error.js';
+import type { Histogram } from './latency-histogram.js';
+import { createUsHistogram } from './latency-histogram.js';
+import type { StallPlan } from './stall-plan.js';
+import { stallDueMs } from './stall-plan.js';
+import { computeXrunTiming } from './xrun-timing.js';
+import type { EndReason, StatsEvent, WarningEvent, XrunEvent } from './types.js';
+
+export interface WriteLoopConfig {
+  granted: GrantedParams;
+  /** Stop after this long; null = until shouldStop(). */
+  durationNs: bigint | null;
+  stalls: StallPlan | null;
+  statsIntervalNs: bigint;
+  /** Longest single snd_pcm_wait (ms): a device that stops ticking is reported, not waited on forever. */
+  waitTimeoutMs: number;
+}
+
+export interface WriteLoopDeps {
+  pcm: PcmBinding;
+  /** CLOCK_MONOTONIC in ns (process.hrtime.bigint in the worker; a fake clock in tests). */
+  nowNs(): bigint;
+  /** Blocks the calling thread (injected stalls, waiting for a resume). */
+  sleepMs(ms: number): void;
+  shouldStop(): boolean;
+  /** The next period of audio (signal generator); called once per write. */
+  nextPeriod(): Buffer;
+  emit(event: LoopEvent): void;
+}
+
+export type LoopEvent =
+  | { type: 'xrun'; xrun: XrunEvent }
+  | { type: 'stats'; stats: StatsEvent }
+  | { type: 'warning'; warning: WarningEvent }
+  | { type: 'stall'; index: number; ms: number };
+
+export interface LoopResult {
+  endReason: EndReason;
+  error: { op: string; errno: number; message: string } | null;
+  startNs: bigint;
+  endNs: bigint;
+  frames: number;
+  xruns: XrunEvent[];
+  stallsInjected: number;
+  headroomUs: Histogram;
+  writeUs: Histogram;
+}
+
+interface PendingXrun {
+  detectNs: bigint;
+  detectedBy: string;
+  status: PcmStatus | null;
+  lastWriteNs: bigint | null;
+  queuedAfterLastWrite: number;
+  framesWritten: number;
+  injected: boolean;
+}
+
+// How long a suspended device may take to resume before we prepare it instead (ms, polled
+// every RESUME_POLL_MS): laptops take up to a few seconds after resume from sleep.
+const RESUME_LIMIT_MS = 5000;
+const RESUME_POLL_MS = 50;
+
+/** Runs the loop until the duration, a stop request, or a fatal error; returns what happened. */
+export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): LoopResult {
+  const { pcm, nowNs, emit } = deps;
+  const { rate, periodFrames, bufferFrames } = config.granted;
+  const headroomUs = createUsHistogram();
+  const writeUs = createUsHistogram();
+  const xruns: XrunEvent[] = [];
+  const startNs = nowNs();
+  let frames = 0;
+  // Frames written since the last prepare: the stream runs once the buffer has been filled.
+  let sincePrepare = 0;
+  let lastWriteNs: bigint | null = null;
+  let queuedAfterLastWrite = 0;
+  let pending: PendingXrun | null = null;
+  let stallsInjected = 0;
+  let stalledSinceWrite = false;
+  let warnedTimeout = false;
+  let nextStatsNs = startNs + config.statsIntervalNs;
+  let intervalMinHeadroom: number | null = null;
+  let intervalMaxWrite: number | null = null;
+  let intervalWrites = 0;
+
+  const finish = (endReason: EndReason, error: LoopResult['error'] = null): LoopResult => {
+    const endNs = nowNs();
+    if (pending) settleXrun(endNs);
+    return { endReason, error, startNs, endNs, frames, xruns, stallsInjected, headroomUs, writeUs };
+  };
+
+  const settleXrun = (resumeNs: bigint): void => {
+    if (!pending) return;
+    const p = pending;
+    pending = null;
+    const timing = computeXrunTiming({
+      detectNs: p.detectNs,
+      resumeNs,
+      triggerNs: p.status?.triggerNs ?? 0n,
+      statusIsXrun: p.status?.state === PCM_STATE.XRUN,
+      lastWriteNs: p.lastWriteNs,
+      queuedAfterLastWrite: p.queuedAfterLastWrite,
+      rate,
+    });
+    const sinceStartNs = p.detectNs - startNs;
+    const xrun: XrunEvent = {
+      time: Number(sinceStartNs / 1000n) / 1e6,
+      ms: Number(sinceStartNs / 1000n) / 1000,
+      monotonicNs: p.detectNs,
+      startNs: timing.startNs,
+      startSource: timing.startSource,
+      durationMs: timing.durationMs,
+      framesWritten: p.framesWritten,
+      detectedBy: p.detectedBy,
+      injected: p.injected,
+    };
+    xruns.push(xrun);
+    emit({ type: 'xrun', xrun });
+  };
+
+  const fail = (op: string, rc: number, reason: EndReason = 'error'): LoopResult => {
+    const errno = -rc;
+    const gone = reason === 'device-gone';
+    const message = gone
+      ? `the playback device "${pcm.device}" went away during ${op} (${errnoName(errno)}: ${pcm.strerror(rc)}) — unplugged, or its driver or server (JACK) stopped`
+      : `${op} on "${pcm.device}" failed: ${pcm.strerror(rc)} (${errnoName(errno)})`;
+    return finish(reason, { op, errno, message });
+  };
+
+  // One underrun: note it, recover, and let the next full buffer close it.
+  const onXrun = (op: string): LoopResult | null => {
+    const detectNs = nowNs();
+    const st = pcm.status();
+    if (!pending) {
+      pending = {
+        detectNs,
+        detectedBy: op,
+        status: typeof st === 'number' ? null : st,
+        lastWriteNs,
+        queuedAfterLastWrite,
+        framesWritten: frames,
+        injected: stalledSinceWrite,
+      };
+    }
+    const rc = pcm.recover(-ERRNO.EPIPE);
+    if (rc < 0) return handleError('snd_pcm_recover', rc, true);
+    sincePrepare = 0;
+    return null;
+  };
+
+  const onSuspend = (): LoopResult | null => {
+    emit({
+      type: 'warning',
+      warning: {
+        code: 'suspended',
+        message: `"${pcm.device}" was suspended (system sleep); resuming`,
+      },
+    });
+    let waited = 0;
+    let rc = pcm.resume();
+    while (rc === -ERRNO.EAGAIN && waited < RESUME_LIMIT_MS && !deps.shouldStop()) {
+      deps.sleepMs(RESUME_POLL_MS);
+      waited += RESUME_POLL_MS;
+      rc = pcm.resume();
+    }
+    if (rc < 0) rc = pcm.prepare();
+    if (rc < 0) return handleError('snd_pcm_prepare', rc, true);
+    sincePrepare = 0;
+    return null;
+  };
+
+  // Returns a final result for fatal errors, null when the loop may continue.
+  const handleError = (op: string, rc: number, afterRecovery = false): LoopResult | null => {
+    const errno = -rc;
+    if (errno === ERRNO.EAGAIN || errno === ERRNO.EINTR) return null;
+    if (errno === ERRNO.ENODEV || errno === ERRNO.EBADFD) return fail(op, rc, 'device-gone');
+    if (afterRecovery) return fail(op, rc);
+    if (errno === ERRNO.EPIPE) return onXrun(op);
+    if (errno === ERRNO.ESTRPIPE) return onSuspend();
+    return fail(op, rc);
+  };
+
+  const emitStats = (now: bigint): void => {
+    emit({
+      type: 'stats',
+      stats: {
+        seconds: Number((now - startNs) / 1000n) / 1e6,
+        frames,
+        xruns: xruns.length + (pending ? 1 : 0),
+        minHeadroomUs: intervalMinHeadroom,
+        maxWriteUs: intervalMaxWrite,
+        writes: intervalWrites,
+      },
+    });
+    intervalMinHeadroom = null;
+    intervalMaxWrite = null;
+    intervalWrites = 0;
+  };
+
+  for (;;) {
+    if (deps.shouldStop()) return finish('stopped');
+    const loopNs = nowNs();
+    if (config.durationNs !== null && loopNs - startNs >= config.durationNs) {
+      return finish('duration');
+    }
+    if (loopNs >= nextStatsNs) {
+      emitStats(loopNs);
+      nextStatsNs += config.statsIntervalNs;
+      if (nextStatsNs <= loopNs) nextStatsNs = loopNs + config.statsIntervalNs;
+    }
+
+    const avail = pcm.availUpdate();
+    if (avail < 0) {
+      const r = handleError('snd_pcm_avail_update', avail);
+      if (r) return r;
+      continue;
+    }
+    if (avail < periodFrames) {
+      const w = pcm.wait(config.waitTimeoutMs);
+      if (w < 0) {
+        const r = handleError('snd_pcm_wait', w);
+        if (r) return r;
+      } else if (w === 0) {
+        const state = pcm.state();
+        if (state === PCM_STATE.PREPARED) {
+          // The buffer is full but the start threshold was not reached exactly: start by hand.
+          const s = pcm.start();
+          if (s < 0) {
+            const r = handleError('snd_pcm_start', s);
+            if (r) return r;
+          }
+        } else if (state === PCM_STATE.XRUN) {
+          const r = onXrun('snd_pcm_wait');
+          if (r) return r;
+        } else if (!warnedTimeout) {
+          warnedTimeout = true;
+          emit({
+            type: 'warning',
+            warning: {
+              code: 'wait-timeout',
+              message: `"${pcm.device}" did not ask for audio for ${config.waitTimeoutMs} ms (stream stalled or clock stopped)`,
+            },
+          });
+        }
+      }
+      continue;
+    }
+
+    const running = sincePrepare >= bufferFrames;
+    const queued = bufferFrames - avail;
+    const buf = deps.nextPeriod();
+    const t0 = nowNs();
+    const n = pcm.writei(buf, periodFrames);
+    const t1 = nowNs();
+    if (n < 0) {
+      const r = handleError('snd_pcm_writei', n);
+      if (r) return r;
+      continue;
+    }
+    const writeMicros = Number((t1 - t0) / 1000n);
+    writeUs.recordValue(writeMicros);
+    intervalWrites++;
+    if (intervalMaxWrite === null || writeMicros > intervalMaxWrite) intervalMaxWrite = writeMicros;
+    if (running) {
+      const headroom = Math.max(0, Math.round((queued * 1e6) / rate));
+      headroomUs.recordValue(headroom);
+      if (intervalMinHeadroom === null || headroom < intervalMinHeadroom) {
+        intervalMinHeadroom = headroom;
+      }
+    }
+    frames += n;
+    sincePrepare += n;
+    lastWriteNs = t1;
+    queuedAfterLastWrite = queued + n;
+    stalledSinceWrite = false;
+    if (pending && sincePrepare >= bufferFrames) settleXrun(t1);
+
+    const plan = config.stalls;
+    if (
+      plan &&
+      stallsInjected < plan.count &&
+      sincePrepare >= bufferFrames &&
+      t1 - startNs >= BigInt(Math.round(stallDueMs(plan, stallsInjected) * 1e6))
+    ) {
+      emit({ type: 'stall', index: stallsInjected, ms: plan.stallMs });
+      deps.sleepMs(plan.stallMs);
+      stallsInjected++;
+      stalledSinceWrite = true;
+    }
+  }
+}
