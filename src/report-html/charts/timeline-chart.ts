@@ -1,0 +1,233 @@
+// The xrun timeline: cumulative xruns over session time, one step line per run, with every
+// userspace xrun as a dot and every kernel XRUN dump as a tick, over bands that show which
+// load phase was running. Two runs (compare) share the time axis and are overlaid.
+import { el, text, tooltip } from '../markup.js';
+import { legend } from './bar-chart.js';
+import { formatTick, linearScale, niceTicks } from './scale.js';
+
+export interface TimelinePhase {
+  name: string;
+  kind: string;
+  startMs: number;
+  endMs: number;
+  xruns: number;
+}
+
+export interface TimelineRun {
+  name: string;
+  phases: readonly TimelinePhase[];
+  /** Userspace xrun times, ms since session start. */
+  xrunsMs: readonly number[];
+  /** Kernel XRUN dumps placed on the session clock (ms); events without a time are left out. */
+  kernelEventsMs: readonly number[];
+  durationMs: number;
+}
+
+const WIDTH = 860;
+const LEFT = 48;
+const RIGHT = 16;
+const PLOT_H = 170;
+const TOP = 22; // room for the y-axis title above the plot
+const STRIP_H = 18; // one phase strip per run: tall enough for an 11px phase name
+const KERNEL_ROW_H = 14;
+
+// Phase kinds get stable colours, so "write" is the same colour in every report: the
+// known load kinds have fixed ones, anything else (a custom phase name) is hashed.
+const KIND_CLASSES = ['k0', 'k1', 'k2', 'k3', 'k4', 'k5'];
+const KNOWN_KINDS: Record<string, string> = {
+  idle: 'k-idle',
+  write: 'k0',
+  fsync: 'k1',
+  metadata: 'k2',
+  read: 'k3',
+  memory: 'k4',
+  cpu: 'k5',
+  fork: 'k1',
+  external: 'k3',
+};
+
+/** Picks a stable colour class for a load kind ("idle" is always neutral). */
+export function kindClass(kind: string): string {
+  const known = KNOWN_KINDS[kind];
+  if (known) return known;
+  let h = 0;
+  for (const c of kind) h = (h * 31 + c.charCodeAt(0)) >>> 0;
+  return KIND_CLASSES[h % KIND_CLASSES.length]!;
+}
+
+/** Renders the timeline figure; dots (xruns) and ticks (kernel events) carry `data-point`. */
+export function renderTimelineChart(runs: readonly TimelineRun[]): string {
+  const id = 'timeline';
+  const title = runs.length > 1 ? 'Xruns over time, both runs' : 'Xruns over time and load phases';
+  const points = runs.reduce((n, r) => n + r.xrunsMs.length + r.kernelEventsMs.length, 0);
+  const durationMs = Math.max(1, ...runs.map((r) => r.durationMs));
+  const maxCount = Math.max(1, ...runs.map((r) => r.xrunsMs.length));
+  const stripsTop = TOP + PLOT_H + 24;
+  const kernelTop = stripsTop + runs.length * STRIP_H + 4;
+  const anyKernel = runs.some((r) => r.kernelEventsMs.length > 0);
+  const height = kernelTop + (anyKernel ? runs.length * KERNEL_ROW_H + 4 : 0) + 4;
+  const xTicksS = niceTicks(durationMs / 1000, 8);
+  const x = linearScale([0, xTicksS.at(-1)! * 1000], [LEFT, WIDTH - RIGHT]);
+  const yTicks = niceTicks(maxCount, 4);
+  const y = linearScale([0, yTicks.at(-1)!], [TOP + PLOT_H, TOP]);
+  const parts: string[] = [];
+
+  // Phase bands behind the plot (first run's phases) and one labelled strip per run.
+  for (const p of runs[0]?.phases ?? []) {
+    parts.push(
+      el('rect', {
+        class: `band ${kindClass(p.kind)}`,
+        x: x(p.startMs),
+        y: TOP,
+        width: Math.max(0, x(p.endMs) - x(p.startMs)),
+        height: PLOT_H,
+      }),
+    );
+  }
+  runs.forEach((r, ri) => {
+    const sy = stripsTop + ri * STRIP_H;
+    for (const p of r.phases) {
+      const w = Math.max(0, x(p.endMs) - x(p.startMs));
+      parts.push(
+        el(
+          'g',
+          { class: 'phase' },
+          el(
+            'rect',
+            {
+              class: `strip ${kindClass(p.kind)}`,
+              x: x(p.startMs),
+              y: sy,
+              width: w,
+              height: STRIP_H - 3,
+            },
+            tooltip(
+              `${runs.length > 1 ? `${r.name}: ` : ''}${p.name} (${p.kind}) ` +
+                `${formatTick(p.startMs / 1000)}–${formatTick(p.endMs / 1000)} s, ${p.xruns} xruns`,
+            ),
+          ),
+          w > 40
+            ? el('text', { class: 'strip-label', x: x(p.startMs) + 4, y: sy + 11 }, text(p.name))
+            : '',
+        ),
+      );
+    }
+    if (runs.length > 1) {
+      parts.push(
+        el(
+          'text',
+          { class: 'tick', x: LEFT - 6, y: sy + 11, 'text-anchor': 'end' },
+          text(`${ri === 0 ? 'A' : 'B'}`),
+        ),
+      );
+    }
+  });
+
+  // Axes and grid.
+  for (const t of yTicks) {
+    parts.push(
+      el('line', { class: 'grid', x1: LEFT, x2: WIDTH - RIGHT, y1: y(t), y2: y(t) }),
+      el(
+        'text',
+        { class: 'tick', x: LEFT - 6, y: y(t) + 4, 'text-anchor': 'end' },
+        text(formatTick(t)),
+      ),
+    );
+  }
+  for (const t of xTicksS) {
+    parts.push(
+      el(
+        'text',
+        { class: 'tick', x: x(t * 1000), y: TOP + PLOT_H + 16, 'text-anchor': 'middle' },
+        text(`${formatTick(t)}s`),
+      ),
+    );
+  }
+  parts.push(
+    el('text', { class: 'axis-title', x: 4, y: TOP - 10 }, text('xruns (cumulative)')),
+    el('line', { class: 'axis', x1: LEFT, x2: WIDTH - RIGHT, y1: TOP + PLOT_H, y2: TOP + PLOT_H }),
+  );
+
+  // Cumulative xruns: a step line and a dot per xrun.
+  runs.forEach((r, ri) => {
+    const times = [...r.xrunsMs].sort((a, b) => a - b);
+    let d = `M${x(0)},${y(0)}`;
+    times.forEach((t, i) => {
+      d += ` H${x(t)} V${y(i + 1)}`;
+    });
+    d += ` H${x(r.durationMs)}`;
+    parts.push(el('path', { class: `step s${ri}`, d }));
+    times.forEach((t, i) => {
+      parts.push(
+        el(
+          'circle',
+          {
+            class: `dot s${ri}`,
+            cx: x(t),
+            cy: y(i + 1),
+            r: 3.5,
+            'data-point': '',
+            'data-kind': 'xrun',
+            'data-series': r.name,
+          },
+          tooltip(
+            `${runs.length > 1 ? `${r.name}: ` : ''}xrun #${i + 1} at ${formatTick(t / 1000)} s`,
+          ),
+        ),
+      );
+    });
+  });
+
+  // Kernel XRUN dumps on their own row per run.
+  if (anyKernel) {
+    parts.push(
+      el(
+        'text',
+        { class: 'tick', x: LEFT - 6, y: kernelTop + 10, 'text-anchor': 'end' },
+        text('kernel'),
+      ),
+    );
+    runs.forEach((r, ri) => {
+      const ky = kernelTop + ri * KERNEL_ROW_H;
+      for (const t of r.kernelEventsMs) {
+        parts.push(
+          el(
+            'rect',
+            {
+              class: `kev s${ri}`,
+              x: x(t) - 1,
+              y: ky,
+              width: 2,
+              height: KERNEL_ROW_H - 3,
+              'data-point': '',
+              'data-kind': 'kernel-event',
+              'data-series': r.name,
+            },
+            tooltip(
+              `${runs.length > 1 ? `${r.name}: ` : ''}kernel XRUN dump at ${formatTick(t / 1000)} s`,
+            ),
+          ),
+        );
+      }
+    });
+  }
+
+  return el(
+    'figure',
+    { class: 'chart', 'data-chart': id, 'data-points': points },
+    el('figcaption', {}, text(title)),
+    runs.length > 1 ? legend(runs.map((r) => r.name)) : '',
+    el(
+      'svg',
+      {
+        xmlns: 'http://www.w3.org/2000/svg',
+        viewBox: `0 0 ${WIDTH} ${height}`,
+        width: WIDTH,
+        height,
+        role: 'img',
+        'aria-label': title,
+      },
+      ...parts,
+    ),
+  );
+}

@@ -1,0 +1,176 @@
+// ReportView → one self-contained HTML document. Pure: values in, a string out.
+import { renderBarChart } from './charts/bar-chart.js';
+import { el, text } from './markup.js';
+import { renderPage } from './page.js';
+import type { FleetView, ReportView, RunView } from './report-view.js';
+import { headroomChart, offenderChart, throughputChart, timelineChart } from './run-charts.js';
+import { renderConclusion, renderEvents, renderFacts } from './sections.js';
+
+/** Fleet rows drawn as bars (the table lists all of them). */
+const MAX_FLEET_BARS = 20;
+
+function classLine(run: RunView): string {
+  const c = run.classCounts;
+  const total = Object.values(c).reduce((a, b) => a + b, 0);
+  if (total === 0) return '';
+  const parts = Object.entries(c)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`);
+  return el(
+    'p',
+    { class: 'sub' },
+    text(`${total} kernel events by interrupted context: ${parts.join(', ')}.`),
+  );
+}
+
+function runBody(run: RunView): string[] {
+  return [
+    renderConclusion(run),
+    el('h2', {}, text('Setup')),
+    renderFacts([run]),
+    el('h2', {}, text('Charts')),
+    timelineChart([run]),
+    headroomChart([run]),
+    offenderChart([run]),
+    classLine(run),
+    throughputChart([run]),
+    el('h2', {}, text(`Kernel events (${run.events.length})`)),
+    renderEvents(run, true),
+  ];
+}
+
+function compareBody(a: RunView, b: RunView): string[] {
+  const summary = (r: RunView, key: string) =>
+    el(
+      'div',
+      {},
+      el('h3', {}, text(`${key}: ${r.label}`)),
+      el(
+        'p',
+        {},
+        text(
+          `${r.xrunsMs.length} xruns, ${r.events.length} kernel events` +
+            (r.durationMs !== null ? ` in ${(r.durationMs / 1000).toFixed(1)} s` : ''),
+        ),
+      ),
+      renderConclusion(r),
+    );
+  return [
+    el('div', { class: 'runs' }, summary(a, 'A'), summary(b, 'B')),
+    el('h2', {}, text('Setup')),
+    renderFacts([a, b]),
+    el('h2', {}, text('Charts (A and B overlaid)')),
+    timelineChart([a, b]),
+    headroomChart([a, b]),
+    offenderChart([a, b]),
+    throughputChart([a, b]),
+    el('h2', {}, text(`Kernel events of A (${a.events.length})`)),
+    renderEvents(a, true),
+    el('h2', {}, text(`Kernel events of B (${b.events.length})`)),
+    renderEvents(b, false),
+  ];
+}
+
+function fleetBody(f: FleetView): string[] {
+  const top = f.rows.slice(0, MAX_FLEET_BARS);
+  const name = (r: FleetView['rows'][number]) =>
+    r.function ? (r.module ? `${r.function} [${r.module}]` : r.function) : r.signature;
+  const table = el(
+    'table',
+    { class: 'fleet' },
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        ...[
+          '#',
+          'offender',
+          'incidents',
+          'machines',
+          'per machine-hour',
+          'kernels',
+          'preemption',
+          'drivers',
+        ].map((h, i) => el('th', { class: i >= 2 && i <= 4 ? 'num' : undefined }, text(h))),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      ...f.rows.map((r, i) =>
+        el(
+          'tr',
+          {},
+          el('td', { class: 'num' }, text(i + 1)),
+          el('td', {}, el('code', { title: r.signature }, text(name(r)))),
+          el('td', { class: 'num' }, text(r.incidents)),
+          el('td', { class: 'num' }, text(r.machines)),
+          el(
+            'td',
+            { class: 'num' },
+            text(r.perMachineHour === null ? '—' : r.perMachineHour.toFixed(2)),
+          ),
+          el('td', {}, text(r.kernels.join(', '))),
+          el('td', {}, text(r.preempt.join(', '))),
+          el('td', {}, text(r.drivers.join(', '))),
+        ),
+      ),
+    ),
+  );
+  return [
+    el('p', { class: 'sub' }, text(`${f.bundles} bundles from ${f.machines} machines.`)),
+    f.warnings.length > 0
+      ? el(
+          'div',
+          { class: 'conclusion warn' },
+          el('ul', {}, ...f.warnings.map((w) => el('li', {}, text(w)))),
+        )
+      : '',
+    renderFacts([{ label: 'fleet', facts: f.facts }]),
+    el('h2', {}, text('Fleet ranking')),
+    renderBarChart({
+      id: 'fleet',
+      title: 'Incidents and machines affected per offender',
+      unit: 'count',
+      categories: top.map(name),
+      categoryDetails: top.map((r) => `signature: ${r.signature}`),
+      categoryKeys: top.map((r) => r.signature),
+      series: [
+        { name: 'incidents', values: top.map((r) => r.incidents) },
+        { name: 'machines', values: top.map((r) => r.machines) },
+      ],
+      format: (v) => String(v),
+      emptyText: 'No kernel offenders in these bundles.',
+    }),
+    table,
+  ];
+}
+
+/** Renders the whole report; `toolVersion` goes in the footer. */
+export function renderReportHtml(view: ReportView, toolVersion: string): string {
+  const sub = el(
+    'p',
+    { class: 'sub' },
+    text(`Generated ${view.generatedAt} by xrunhunt ${toolVersion}`),
+  );
+  let body: string[];
+  switch (view.kind) {
+    case 'session':
+    case 'analyze':
+      body = runBody(view.run);
+      break;
+    case 'compare':
+      body = compareBody(view.runs[0], view.runs[1]);
+      break;
+    case 'aggregate':
+      body = fleetBody(view.fleet);
+      break;
+  }
+  return renderPage(
+    view.title,
+    [el('h1', {}, text(view.title)), sub, ...body],
+    `xrunhunt ${toolVersion} · self-contained report: no network access, no external files.`,
+  );
+}

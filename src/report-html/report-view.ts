@@ -1,0 +1,110 @@
+// What an HTML report shows, independent of where it came from: a session report, a
+// bundle, an analysis of a pasted log or a fleet ranking are each turned into these plain
+// values by a small adapter (from-*.ts), and the renderers draw only these.
+
+/** One load phase on the timeline and in the throughput chart. */
+export interface PhaseView {
+  name: string;
+  kind: string;
+  startMs: number;
+  endMs: number;
+  xruns: number;
+  /** MB/s of the load (10^6 bytes/s); null when the phase had no load or none was measured. */
+  mbPerSec: number | null;
+  /** Operations per second for loads that count operations (files, fsyncs, forks). */
+  opsPerSec: number | null;
+}
+
+/** Headroom as percentiles (what sessions and bundles record), µs. */
+export interface HeadroomRow {
+  label: string;
+  us: number;
+}
+
+/** One kernel event with its normalised stack, for the collapsible event list. */
+export interface EventView {
+  kind: string;
+  pcm: string | null;
+  /** Kernel timestamp, seconds (null: the log had none). */
+  kernelTime: number | null;
+  /** Placed on the session clock, ms (null: unknown). */
+  sessionMs: number | null;
+  /** 1-based line of the header in the analysed input (analyze only). */
+  line: number | null;
+  phase: string | null;
+  offenderClass: string;
+  offenderFunction: string | null;
+  offenderModule: string | null;
+  signature: string | null;
+  /** Normalised frames, innermost first. */
+  frames: string[];
+}
+
+/** A ranked offender. */
+export interface OffenderView {
+  function: string | null;
+  module: string | null;
+  signature: string;
+  count: number;
+  /** 0..1 of kernel-class events. */
+  share: number;
+}
+
+/** Everything one run (a session, a bundle, an analysed log) contributes to a report. */
+export interface RunView {
+  /** "run A: 6.1.0-28-amd64 voluntary" etc. */
+  label: string;
+  /** Key facts as label/value pairs (kernel, preemption, device, period ...). */
+  facts: [string, string][];
+  conclusion: string[];
+  suggestions: string[];
+  limitations: string[];
+  warnings: string[];
+  /** Session length in ms; null when the input has no session clock (a pasted log). */
+  durationMs: number | null;
+  phases: PhaseView[];
+  /** Userspace xrun times, ms since session start. */
+  xrunsMs: number[];
+  /** Period length in µs, for the headroom chart's reference line (null: unknown). */
+  periodUs: number | null;
+  headroom: HeadroomRow[];
+  /** Wake-ups the headroom was measured over (0: none measured). */
+  headroomCount: number;
+  /** A real bucketed headroom histogram when the input carries one (null: percentiles only). */
+  headroomBins: { bucketStartsUs: number[]; counts: number[] } | null;
+  /** Headroom per load phase (sessions record it per phase). */
+  phaseHeadroom: { phase: string; minUs: number; p50Us: number; p99Us: number }[];
+  offenders: OffenderView[];
+  /** Share of events per offender class (kernel / idle / user / none), counts. */
+  classCounts: Record<string, number>;
+  events: EventView[];
+}
+
+/** A fleet ranking row (aggregate). */
+export interface FleetRowView {
+  signature: string;
+  function: string | null;
+  module: string | null;
+  incidents: number;
+  machines: number;
+  kernels: string[];
+  preempt: string[];
+  drivers: string[];
+  /** Incidents per machine-hour of playback (null: unknown). */
+  perMachineHour: number | null;
+}
+
+export interface FleetView {
+  bundles: number;
+  machines: number;
+  facts: [string, string][];
+  rows: FleetRowView[];
+  warnings: string[];
+}
+
+/** The whole document. */
+export type ReportView =
+  | { kind: 'session'; title: string; generatedAt: string; run: RunView }
+  | { kind: 'analyze'; title: string; generatedAt: string; run: RunView }
+  | { kind: 'compare'; title: string; generatedAt: string; runs: [RunView, RunView] }
+  | { kind: 'aggregate'; title: string; generatedAt: string; fleet: FleetView };

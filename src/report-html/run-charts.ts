@@ -1,0 +1,169 @@
+// The four charts of a run report (one run, or two overlaid for compare): xrun timeline,
+// headroom, offender bars, per-phase throughput. Turns RunViews into chart inputs.
+import { renderBarChart } from './charts/bar-chart.js';
+import { renderHistogramChart } from './charts/histogram-chart.js';
+import { renderTimelineChart } from './charts/timeline-chart.js';
+import { formatTick } from './charts/scale.js';
+import type { OffenderView, RunView } from './report-view.js';
+
+/** Offenders shown in the bar chart; the rest are summed into the list below it. */
+export const MAX_OFFENDER_BARS = 15;
+
+/** The timeline, or nothing when no run has a session clock (a pasted log). */
+export function timelineChart(runs: readonly RunView[]): string {
+  const timed = runs.filter((r) => r.durationMs !== null);
+  if (timed.length === 0) return '';
+  return renderTimelineChart(
+    timed.map((r) => ({
+      name: r.label,
+      phases: r.phases,
+      xrunsMs: r.xrunsMs,
+      kernelEventsMs: r.events.flatMap((e) => (e.sessionMs === null ? [] : [e.sessionMs])),
+      durationMs: r.durationMs ?? 0,
+    })),
+  );
+}
+
+/** Headroom: a real histogram when there are buckets, else the recorded percentiles. */
+export function headroomChart(runs: readonly RunView[]): string {
+  const binned = runs.filter((r) => r.headroomBins !== null);
+  if (binned.length === runs.length && binned.length > 0) {
+    const starts = binned[0]!.headroomBins!.bucketStartsUs;
+    const sameBuckets = binned.every(
+      (r) => r.headroomBins!.bucketStartsUs.join() === starts.join(),
+    );
+    if (sameBuckets) {
+      const period = runs[0]!.periodUs;
+      return renderHistogramChart({
+        id: 'headroom',
+        title: 'Headroom when the writer woke (histogram)',
+        bucketStartsUs: starts,
+        series: binned.map((r) => ({ name: r.label, counts: r.headroomBins!.counts })),
+        markerUs: period,
+        markerLabel: period === null ? '' : `one period (${formatTick(period)} µs)`,
+        emptyText: 'No headroom was measured.',
+      });
+    }
+  }
+  if (runs.length === 1 && runs[0]!.phaseHeadroom.length > 0) {
+    const r = runs[0]!;
+    return renderBarChart({
+      id: 'headroom',
+      title: `Headroom when the writer woke, per load phase (µs; lower is closer to an xrun; period ${r.periodUs === null ? '?' : formatTick(r.periodUs)} µs)`,
+      unit: 'µs',
+      categories: r.phaseHeadroom.map((p) => p.phase),
+      series: [
+        { name: 'min', values: r.phaseHeadroom.map((p) => p.minUs) },
+        { name: 'p99', values: r.phaseHeadroom.map((p) => p.p99Us) },
+        { name: 'p50', values: r.phaseHeadroom.map((p) => p.p50Us) },
+      ],
+      emptyText: 'No headroom was measured.',
+    });
+  }
+  const labels: string[] = [];
+  for (const r of runs)
+    for (const h of r.headroom) if (!labels.includes(h.label)) labels.push(h.label);
+  return renderBarChart({
+    id: 'headroom',
+    title: 'Headroom when the writer woke (µs; lower is closer to an xrun)',
+    unit: 'µs',
+    categories: labels,
+    series: runs.map((r) => ({
+      name: r.label,
+      values: labels.map((l) => r.headroom.find((h) => h.label === l)?.us ?? null),
+    })),
+    emptyText: 'No headroom was measured (no playback in this input).',
+  });
+}
+
+/** Offender key used to line up the same offender across two runs. */
+function offenderKey(o: OffenderView): string {
+  return o.signature;
+}
+
+/** Offender bars: events per offender signature; both runs side by side when comparing. */
+export function offenderChart(runs: readonly RunView[]): string {
+  const order: OffenderView[] = [];
+  for (const r of runs) {
+    for (const o of r.offenders)
+      if (!order.some((x) => offenderKey(x) === offenderKey(o))) order.push(o);
+  }
+  order.sort(
+    (a, b) =>
+      runs.reduce(
+        (n, r) => n + (r.offenders.find((o) => offenderKey(o) === offenderKey(b))?.count ?? 0),
+        0,
+      ) -
+      runs.reduce(
+        (n, r) => n + (r.offenders.find((o) => offenderKey(o) === offenderKey(a))?.count ?? 0),
+        0,
+      ),
+  );
+  const top = order.slice(0, MAX_OFFENDER_BARS);
+  return renderBarChart({
+    id: 'offenders',
+    title: 'Offenders: kernel code interrupted at each XRUN (click a bar to list its events)',
+    unit: 'events',
+    categories: top.map((o) =>
+      o.function ? (o.module ? `${o.function} [${o.module}]` : o.function) : o.signature,
+    ),
+    categoryDetails: top.map((o) => `signature: ${o.signature}`),
+    categoryKeys: top.map((o) => o.signature),
+    series: runs.map((r) => ({
+      name: r.label,
+      values: top.map(
+        (o) => r.offenders.find((x) => offenderKey(x) === offenderKey(o))?.count ?? 0,
+      ),
+    })),
+    format: (v) => String(v),
+    emptyText: 'No kernel offenders: no XRUN dump interrupted kernel code (see the event classes).',
+  });
+}
+
+/** Per-phase load throughput (MB/s, or operations/s for loads that count operations). */
+export function throughputChart(runs: readonly RunView[]): string {
+  const names: string[] = [];
+  for (const r of runs)
+    for (const p of r.phases) if (p.kind !== 'idle' && !names.includes(p.name)) names.push(p.name);
+  const phaseOf = (r: RunView, n: string) => r.phases.find((p) => p.name === n);
+  // A phase whose load counts operations but moves no bytes (metadata, fork) is charted in ops/s.
+  const useOps = (n: string) =>
+    runs.every((r) => {
+      const p = phaseOf(r, n);
+      return !p || ((p.mbPerSec ?? 0) === 0 && p.opsPerSec !== null);
+    });
+  const mb = names.filter((n) => !useOps(n));
+  const ops = names.filter(useOps);
+  const charts: string[] = [];
+  if (mb.length > 0 || ops.length === 0) {
+    charts.push(
+      renderBarChart({
+        id: 'throughput',
+        title: 'Load throughput per phase',
+        unit: 'MB/s',
+        categories: mb,
+        series: runs.map((r) => ({
+          name: r.label,
+          values: mb.map((n) => phaseOf(r, n)?.mbPerSec ?? null),
+        })),
+        emptyText: 'No load phases ran (idle only), so there is no throughput to show.',
+      }),
+    );
+  }
+  if (ops.length > 0) {
+    charts.push(
+      renderBarChart({
+        id: 'throughput-ops',
+        title: 'Load operations per phase',
+        unit: 'ops/s',
+        categories: ops,
+        series: runs.map((r) => ({
+          name: r.label,
+          values: ops.map((n) => phaseOf(r, n)?.opsPerSec ?? null),
+        })),
+        emptyText: '',
+      }),
+    );
+  }
+  return charts.join('');
+}
