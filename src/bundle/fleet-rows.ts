@@ -1,0 +1,91 @@
+// Pure: one validated bundle → the rows the fleet store keeps. Each kernel event carries the
+// facts the ranking groups by (kernel, driver of the card that raised it, preemption model,
+// load kind of the phase it happened in), so ranking is one GROUP BY, not a re-read.
+import type { Bundle, BundleEvent } from './schema.js';
+
+export interface BundleRow {
+  hash: string;
+  machineId: string;
+  kind: string;
+  createdAt: string;
+  /** createdAt in ms since the epoch (for --since and first/last seen). */
+  createdMs: number;
+  kernelRelease: string;
+  preempt: string;
+  arch: string;
+  /** Sorted, comma-separated drivers of all cards. */
+  drivers: string;
+  playbackMs: number;
+  durationMs: number;
+  xruns: number;
+  kernelEvents: number;
+  rulesVersion: string;
+  toolVersion: string;
+}
+
+export interface EventRow {
+  idx: number;
+  kind: string;
+  class: string;
+  function: string | null;
+  module: string | null;
+  signature: string | null;
+  phase: string | null;
+  loadKind: string;
+  driver: string;
+  /** JSON array of frames; stored once per distinct stack. */
+  framesJson: string;
+}
+
+/** The card index in a PCM name like "pcmC1D0p", or null. */
+export function pcmCardIndex(pcm: string | null): number | null {
+  const m = pcm ? /^pcmC(\d+)D\d+[pc]?$/.exec(pcm) : null;
+  return m ? Number(m[1]) : null;
+}
+
+function eventDriver(bundle: Bundle, ev: BundleEvent): string {
+  const idx = pcmCardIndex(ev.pcm);
+  const cards = bundle.host.cards;
+  const card = (idx === null ? undefined : cards.find((c) => c.index === idx)) ?? cards[0];
+  return card?.driver || 'unknown';
+}
+
+/** Maps a bundle to its store rows. `hash` is its content hash (content-hash.ts). */
+export function bundleToRows(
+  bundle: Bundle,
+  hash: string,
+): { bundle: BundleRow; events: EventRow[] } {
+  const phaseKind = new Map(bundle.phases.map((p) => [p.name, p.kind] as const));
+  const drivers = [...new Set(bundle.host.cards.map((c) => c.driver))].sort().join(',');
+  return {
+    bundle: {
+      hash,
+      machineId: bundle.machineId,
+      kind: bundle.kind,
+      createdAt: bundle.createdAt,
+      createdMs: Date.parse(bundle.createdAt),
+      kernelRelease: bundle.host.kernelRelease,
+      preempt: bundle.host.preempt,
+      arch: bundle.host.arch,
+      drivers: drivers || 'unknown',
+      playbackMs: bundle.playbackMs,
+      durationMs: bundle.durationMs,
+      xruns: bundle.xruns.length,
+      kernelEvents: bundle.events.length,
+      rulesVersion: bundle.rulesVersion,
+      toolVersion: bundle.tool.version,
+    },
+    events: bundle.events.map((ev, idx) => ({
+      idx,
+      kind: ev.kind,
+      class: ev.offender.class,
+      function: ev.offender.function,
+      module: ev.offender.module,
+      signature: ev.offender.signature,
+      phase: ev.phase,
+      loadKind: (ev.phase !== null ? phaseKind.get(ev.phase) : undefined) ?? ev.phase ?? 'unknown',
+      driver: eventDriver(bundle, ev),
+      framesJson: JSON.stringify(ev.frames),
+    })),
+  };
+}

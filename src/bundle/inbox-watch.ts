@@ -1,0 +1,87 @@
+// Watches inbox folders with chokidar and hands finished bundle files to a callback in
+// batches. "Finished" means: a final name (temp files start with "." and are ignored, as
+// writeFileAtomic and `serve` produce) AND a size that stopped changing (awaitWriteFinish),
+// so a slow `cp` or scp into the inbox is never read half-written.
+import { watch, type FSWatcher } from 'chokidar';
+import { basename, relative, sep } from 'node:path';
+import { QUARANTINE_DIR, isBundleFileName } from './ingest.js';
+
+/** How long a file's size must stay unchanged before it is read (ms): a slow copy pauses < 1 s. */
+export const STABLE_MS = 1000;
+/** How often sizes are polled while waiting for them to settle (ms). */
+export const STABLE_POLL_MS = 100;
+/** Files arriving within this window are ingested together in one transaction (ms). */
+export const BATCH_WINDOW_MS = 250;
+
+export interface InboxWatchOptions {
+  signal: AbortSignal;
+  /** Called with new/changed bundle files, grouped by the inbox root they belong to. */
+  onFiles: (inbox: string, files: string[]) => void;
+  onError?: (err: unknown) => void;
+  stableMs?: number;
+}
+
+/** True for paths the watcher must not look at: dot files, temp files, the quarantine. */
+export function isIgnoredInboxPath(
+  root: string,
+  path: string,
+  isFile: boolean | undefined,
+): boolean {
+  const rel = relative(root, path);
+  if (rel === '') return false;
+  const parts = rel.split(sep);
+  if (parts[0] === QUARANTINE_DIR) return true;
+  if (parts.some((p) => p.startsWith('.'))) return true;
+  return isFile === true && !isBundleFileName(basename(path));
+}
+
+/**
+ * Starts watching; resolves when the watcher is ready (existing files are NOT reported:
+ * ingest them first). Stops and releases everything when `signal` aborts.
+ */
+export async function watchInboxes(
+  roots: string[],
+  options: InboxWatchOptions,
+): Promise<FSWatcher> {
+  const stable = options.stableMs ?? STABLE_MS;
+  const watchers: FSWatcher[] = [];
+  const pending = new Map<string, Set<string>>();
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    timer = undefined;
+    for (const [root, files] of pending) {
+      pending.delete(root);
+      try {
+        options.onFiles(root, [...files].sort());
+      } catch (err) {
+        options.onError?.(err);
+      }
+    }
+  };
+  const queue = (root: string, path: string): void => {
+    if (options.signal.aborted) return;
+    let set = pending.get(root);
+    if (!set) pending.set(root, (set = new Set()));
+    set.add(path);
+    timer ??= setTimeout(flush, BATCH_WINDOW_MS);
+  };
+  for (const root of roots) {
+    const w = watch(root, {
+      ignoreInitial: true,
+      ignored: (path, stats) => isIgnoredInboxPath(root, path, stats?.isFile()),
+      awaitWriteFinish: { stabilityThreshold: stable, pollInterval: STABLE_POLL_MS },
+    });
+    w.on('add', (p) => queue(root, p));
+    w.on('change', (p) => queue(root, p));
+    w.on('error', (err) => options.onError?.(err));
+    await new Promise<void>((resolve) => w.once('ready', () => resolve()));
+    watchers.push(w);
+  }
+  const stop = (): void => {
+    if (timer) clearTimeout(timer);
+    for (const w of watchers) void w.close();
+  };
+  if (options.signal.aborted) stop();
+  else options.signal.addEventListener('abort', stop, { once: true });
+  return watchers[0]!;
+}

@@ -1,0 +1,617 @@
+// The fleet store: bundles from many machines in one SQLite file (better-sqlite3, WAL), so
+// re-aggregation is incremental and a crash mid-ingest loses nothing and counts nothing
+// twice: each batch is one transaction, bundles are keyed by content hash, and the file
+// bookkeeping that lets a rerun skip unchanged files commits in the same transaction.
+// The schema is deliberately plain SQL (no JSON columns in queries) so it maps 1:1 onto
+// PostgreSQL for a shared server (docs/aggregate.md).
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { XrunhuntError } from '../errors.js';
+import { bundleToRows } from './fleet-rows.js';
+import type { Bundle, BundleEventOffender } from './schema.js';
+
+/** Store schema version (the tables below); bumped with a migration when they change. */
+export const STORE_SCHEMA_VERSION = 1;
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bundles (
+  id INTEGER PRIMARY KEY,
+  hash TEXT NOT NULL UNIQUE,
+  machine_id TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  created_ms INTEGER NOT NULL,
+  ingested_ms INTEGER NOT NULL,
+  kernel_release TEXT NOT NULL,
+  preempt TEXT NOT NULL,
+  arch TEXT NOT NULL,
+  drivers TEXT NOT NULL,
+  playback_ms REAL NOT NULL,
+  duration_ms REAL NOT NULL,
+  xruns INTEGER NOT NULL,
+  kernel_events INTEGER NOT NULL,
+  rules_version TEXT NOT NULL,
+  tool_version TEXT NOT NULL,
+  source TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS bundles_created ON bundles (created_ms);
+CREATE TABLE IF NOT EXISTS bundle_drivers (
+  bundle_id INTEGER NOT NULL REFERENCES bundles (id),
+  driver TEXT NOT NULL,
+  PRIMARY KEY (bundle_id, driver)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS phases (
+  bundle_id INTEGER NOT NULL REFERENCES bundles (id),
+  kind TEXT NOT NULL,
+  ms REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS phases_bundle ON phases (bundle_id);
+CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, frames TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS events (
+  id INTEGER PRIMARY KEY,
+  bundle_id INTEGER NOT NULL REFERENCES bundles (id),
+  idx INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  class TEXT NOT NULL,
+  function TEXT,
+  module TEXT,
+  signature TEXT,
+  phase TEXT,
+  load_kind TEXT NOT NULL,
+  driver TEXT NOT NULL,
+  stack_id INTEGER NOT NULL REFERENCES stacks (id)
+);
+CREATE INDEX IF NOT EXISTS events_bundle ON events (bundle_id);
+CREATE INDEX IF NOT EXISTS events_stack ON events (stack_id);
+CREATE TABLE IF NOT EXISTS files (
+  path TEXT PRIMARY KEY,
+  size INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  hash TEXT NOT NULL
+);
+`;
+
+export type GroupBy = 'kernel' | 'driver' | 'preempt' | 'load';
+export const GROUP_BYS: readonly GroupBy[] = ['kernel', 'driver', 'preempt', 'load'];
+
+/** One bundle ready to store: validated, hashed, with where it came from. */
+export interface IngestItem {
+  bundle: Bundle;
+  hash: string;
+  source: string;
+  /** When read from a file: lets the next run skip it without reading. */
+  file?: { path: string; size: number; mtimeMs: number };
+}
+
+export interface IngestResult {
+  added: number;
+  duplicates: number;
+}
+
+/** Re-signs one stack: what the analyzer's rules say about these frames. */
+export type SignFrames = (frames: string[]) => BundleEventOffender;
+
+export interface ValueCount {
+  value: string;
+  count: number;
+}
+
+export interface SignatureRank {
+  signature: string;
+  function: string | null;
+  module: string | null;
+  incidents: number;
+  machines: number;
+  /** Incidents per hour of playback summed over the group's bundles. */
+  perMachineHour: number;
+  /** incidents / all kernel-class incidents of the group (0..1). */
+  share: number;
+  kernels: {
+    first: { release: string; at: string };
+    last: { release: string; at: string };
+    list: ValueCount[];
+  };
+  drivers: ValueCount[];
+  preempts: ValueCount[];
+  loads: ValueCount[];
+  exampleStack: string[];
+}
+
+export interface RankingGroup {
+  /** The --by value (kernel release, driver, ...), null without --by. */
+  key: string | null;
+  bundles: number;
+  machines: number;
+  playbackHours: number;
+  /** Kernel events by offender class: only 'kernel' is ranked. */
+  classes: { kernel: number; idle: number; user: number; none: number };
+  signatures: SignatureRank[];
+  /** Signatures left out by --top. */
+  more: number;
+}
+
+export interface FleetRanking {
+  by: GroupBy | null;
+  sinceMs: number | null;
+  /** Rules version the store was last re-signed with, null if never. */
+  rulesVersion: string | null;
+  /** Rules versions of stored bundles' signatures, most common first. */
+  rulesVersions: ValueCount[];
+  groups: RankingGroup[];
+}
+
+export interface RankQuery {
+  by?: GroupBy | null;
+  sinceMs?: number | null;
+  top?: number;
+}
+
+/** SQL for the grouping key on the event/bundle join (e = events, b = bundles). */
+const EVENT_KEY: Record<GroupBy | 'none', string> = {
+  none: "''",
+  kernel: 'b.kernel_release',
+  driver: 'e.driver',
+  preempt: 'b.preempt',
+  load: 'e.load_kind',
+};
+
+// Largest stack-id cache kept in memory during ingest (distinct stacks are few; this bounds
+// memory if a fleet has many).
+const STACK_CACHE_MAX = 50_000;
+
+const isoOf = (ms: number): string => new Date(ms).toISOString();
+
+function bump(map: Map<string, number>, key: string, n: number): void {
+  map.set(key, (map.get(key) ?? 0) + n);
+}
+
+const sortedCounts = (m: Map<string, number>): ValueCount[] =>
+  [...m.entries()]
+    .map(([value, count]) => ({ value, count }))
+    .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
+
+/** The SQLite-backed fleet store. Open with openFleetStore; close when done. */
+export class FleetStore {
+  readonly path: string;
+  private readonly db: Database.Database;
+  private readonly stackIds = new Map<string, number>();
+  private readonly st: Record<string, Database.Statement>;
+
+  constructor(path: string, db: Database.Database) {
+    this.path = path;
+    this.db = db;
+    this.st = {
+      insertBundle: db.prepare(
+        `INSERT OR IGNORE INTO bundles (hash, machine_id, kind, created_at, created_ms, ingested_ms,
+           kernel_release, preempt, arch, drivers, playback_ms, duration_ms, xruns, kernel_events,
+           rules_version, tool_version, source)
+         VALUES (@hash, @machineId, @kind, @createdAt, @createdMs, @ingestedMs, @kernelRelease,
+           @preempt, @arch, @drivers, @playbackMs, @durationMs, @xruns, @kernelEvents,
+           @rulesVersion, @toolVersion, @source)`,
+      ),
+      insertDriver: db.prepare(
+        'INSERT OR IGNORE INTO bundle_drivers (bundle_id, driver) VALUES (?, ?)',
+      ),
+      insertPhase: db.prepare('INSERT INTO phases (bundle_id, kind, ms) VALUES (?, ?, ?)'),
+      insertStack: db.prepare('INSERT OR IGNORE INTO stacks (frames) VALUES (?)'),
+      stackId: db.prepare('SELECT id FROM stacks WHERE frames = ?').pluck(),
+      insertEvent: db.prepare(
+        `INSERT INTO events (bundle_id, idx, kind, class, function, module, signature, phase,
+           load_kind, driver, stack_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      upsertFile: db.prepare(
+        `INSERT INTO files (path, size, mtime_ms, hash) VALUES (?, ?, ?, ?)
+         ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms,
+           hash = excluded.hash`,
+      ),
+      knownFile: db
+        .prepare('SELECT 1 FROM files WHERE path = ? AND size = ? AND mtime_ms = ?')
+        .pluck(),
+      hasHash: db.prepare('SELECT 1 FROM bundles WHERE hash = ?').pluck(),
+      getMeta: db.prepare('SELECT value FROM meta WHERE key = ?').pluck(),
+      setMeta: db.prepare(
+        'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+      ),
+    };
+  }
+
+  private stackIdFor(framesJson: string): number {
+    const cached = this.stackIds.get(framesJson);
+    if (cached !== undefined) return cached;
+    this.st['insertStack']!.run(framesJson);
+    const id = this.st['stackId']!.get(framesJson) as number;
+    if (this.stackIds.size >= STACK_CACHE_MAX) this.stackIds.clear();
+    this.stackIds.set(framesJson, id);
+    return id;
+  }
+
+  /** Whether this exact file (path, size, mtime) was already ingested: skip reading it. */
+  isKnownFile(path: string, size: number, mtimeMs: number): boolean {
+    return this.st['knownFile']!.get(path, size, mtimeMs) !== undefined;
+  }
+
+  /** Whether a bundle with this content hash is stored. */
+  hasBundle(hash: string): boolean {
+    return this.st['hasHash']!.get(hash) !== undefined;
+  }
+
+  /**
+   * Stores a batch in ONE transaction: all of it or none of it survives a crash. Bundles
+   * already present (same content hash) are counted as duplicates and add nothing.
+   */
+  ingest(items: IngestItem[], nowMs: number): IngestResult {
+    const run = this.db.transaction((batch: IngestItem[]): IngestResult => {
+      let added = 0;
+      let duplicates = 0;
+      for (const item of batch) {
+        const rows = bundleToRows(item.bundle, item.hash);
+        const info = this.st['insertBundle']!.run({
+          ...rows.bundle,
+          ingestedMs: nowMs,
+          source: item.source,
+        });
+        if (item.file) {
+          this.st['upsertFile']!.run(item.file.path, item.file.size, item.file.mtimeMs, item.hash);
+        }
+        if (info.changes === 0) {
+          duplicates++;
+          continue;
+        }
+        added++;
+        const id = Number(info.lastInsertRowid);
+        for (const c of item.bundle.host.cards) this.st['insertDriver']!.run(id, c.driver);
+        for (const p of item.bundle.phases)
+          this.st['insertPhase']!.run(id, p.kind, p.endMs - p.startMs);
+        for (const e of rows.events) {
+          this.st['insertEvent']!.run(
+            id,
+            e.idx,
+            e.kind,
+            e.class,
+            e.function,
+            e.module,
+            e.signature,
+            e.phase,
+            e.loadKind,
+            e.driver,
+            this.stackIdFor(e.framesJson),
+          );
+        }
+      }
+      return { added, duplicates };
+    });
+    try {
+      return run(items);
+    } catch (err) {
+      // A rolled-back transaction may have cached ids of stacks that no longer exist.
+      this.stackIds.clear();
+      throw err;
+    }
+  }
+
+  /** Total bundles stored. */
+  count(): number {
+    return this.db.prepare('SELECT COUNT(*) FROM bundles').pluck().get() as number;
+  }
+
+  /** The rules version of the last --resign, or null. */
+  rulesVersion(): string | null {
+    return (this.st['getMeta']!.get('rules_version') as string | undefined) ?? null;
+  }
+
+  /**
+   * Recomputes every stored event's offender from its frames with the current rules, in one
+   * transaction; returns how many distinct stacks and events changed. Exists because
+   * signature rules improve and old bundles must group with new ones.
+   */
+  resign(sign: SignFrames, rulesVersion: string): { stacks: number; events: number } {
+    const stacks = this.db.prepare('SELECT id, frames FROM stacks').all() as {
+      id: number;
+      frames: string;
+    }[];
+    const update = this.db.prepare(
+      `UPDATE events SET class = ?, function = ?, module = ?, signature = ?
+       WHERE stack_id = ? AND (class IS NOT ? OR function IS NOT ? OR module IS NOT ? OR signature IS NOT ?)`,
+    );
+    return this.db.transaction(() => {
+      let changedStacks = 0;
+      let events = 0;
+      for (const s of stacks) {
+        const o = sign(JSON.parse(s.frames) as string[]);
+        const n = update.run(
+          o.class,
+          o.function,
+          o.module,
+          o.signature,
+          s.id,
+          o.class,
+          o.function,
+          o.module,
+          o.signature,
+        ).changes;
+        if (n > 0) changedStacks++;
+        events += n;
+      }
+      this.db.prepare('UPDATE bundles SET rules_version = ?').run(rulesVersion);
+      this.st['setMeta']!.run('rules_version', rulesVersion);
+      return { stacks: changedStacks, events };
+    })();
+  }
+
+  /** The fleet ranking per signature, optionally grouped and limited to recent bundles. */
+  rank(query: RankQuery = {}): FleetRanking {
+    const by = query.by ?? null;
+    const since = query.sinceMs ?? null;
+    const top = query.top ?? Infinity;
+    const key = EVENT_KEY[by ?? 'none'];
+    const sinceSql = since === null ? '' : 'AND b.created_ms >= @since';
+    const params = since === null ? {} : { since };
+
+    // 1. Per group: bundles, machines, playback hours (the denominators).
+    const groupSql: Record<GroupBy | 'none', string> = {
+      none: `SELECT '' AS grp, COUNT(*) AS bundles, COUNT(DISTINCT machine_id) AS machines,
+               SUM(playback_ms) AS ms FROM bundles b WHERE 1 ${sinceSql}`,
+      kernel: `SELECT kernel_release AS grp, COUNT(*) AS bundles, COUNT(DISTINCT machine_id) AS machines,
+               SUM(playback_ms) AS ms FROM bundles b WHERE 1 ${sinceSql} GROUP BY grp`,
+      preempt: `SELECT preempt AS grp, COUNT(*) AS bundles, COUNT(DISTINCT machine_id) AS machines,
+               SUM(playback_ms) AS ms FROM bundles b WHERE 1 ${sinceSql} GROUP BY grp`,
+      driver: `SELECT d.driver AS grp, COUNT(*) AS bundles, COUNT(DISTINCT b.machine_id) AS machines,
+               SUM(b.playback_ms) AS ms FROM bundle_drivers d JOIN bundles b ON b.id = d.bundle_id
+               WHERE 1 ${sinceSql} GROUP BY grp`,
+      load: `SELECT p.kind AS grp, COUNT(DISTINCT b.id) AS bundles, COUNT(DISTINCT b.machine_id) AS machines,
+               SUM(p.ms) AS ms FROM phases p JOIN bundles b ON b.id = p.bundle_id
+               WHERE 1 ${sinceSql} GROUP BY grp`,
+    };
+    const groupRows = this.db.prepare(groupSql[by ?? 'none']).all(params) as {
+      grp: string;
+      bundles: number;
+      machines: number;
+      ms: number | null;
+    }[];
+    const groups = new Map<string, RankingGroup>();
+    for (const r of groupRows) {
+      if (by === null && r.bundles === 0) continue;
+      groups.set(r.grp, {
+        key: by === null ? null : r.grp,
+        bundles: r.bundles,
+        machines: r.machines,
+        playbackHours: (r.ms ?? 0) / 3_600_000,
+        classes: { kernel: 0, idle: 0, user: 0, none: 0 },
+        signatures: [],
+        more: 0,
+      });
+    }
+    const groupOf = (grp: string): RankingGroup => {
+      let g = groups.get(grp);
+      if (!g) {
+        // An event key with no denominator row (e.g. a phase name that is not a phase kind).
+        g = {
+          key: by === null ? null : grp,
+          bundles: 0,
+          machines: 0,
+          playbackHours: 0,
+          classes: { kernel: 0, idle: 0, user: 0, none: 0 },
+          signatures: [],
+          more: 0,
+        };
+        groups.set(grp, g);
+      }
+      return g;
+    };
+
+    // 2. Class totals per group.
+    const classRows = this.db
+      .prepare(
+        `SELECT ${key} AS grp, e.class AS class, COUNT(*) AS n
+         FROM events e JOIN bundles b ON b.id = e.bundle_id WHERE 1 ${sinceSql} GROUP BY grp, e.class`,
+      )
+      .all(params) as { grp: string; class: keyof RankingGroup['classes']; n: number }[];
+    for (const r of classRows) {
+      const g = groupOf(r.grp);
+      if (r.class in g.classes) g.classes[r.class] += r.n;
+    }
+
+    // 3. Per signature: incidents, machines, example event.
+    const sigRows = this.db
+      .prepare(
+        `SELECT ${key} AS grp, e.signature AS signature, MIN(e.function) AS function,
+           MIN(e.module) AS module, COUNT(*) AS incidents, COUNT(DISTINCT b.machine_id) AS machines,
+           MAX(e.stack_id) AS stack
+         FROM events e JOIN bundles b ON b.id = e.bundle_id
+         WHERE e.class = 'kernel' AND e.signature IS NOT NULL ${sinceSql}
+         GROUP BY grp, e.signature`,
+      )
+      .all(params) as {
+      grp: string;
+      signature: string;
+      function: string | null;
+      module: string | null;
+      incidents: number;
+      machines: number;
+      stack: number;
+    }[];
+
+    // 4. Per signature and facet combination: kernels, drivers, preemption, loads, first/last seen.
+    const facetRows = this.db
+      .prepare(
+        `SELECT ${key} AS grp, e.signature AS signature, b.kernel_release AS kernel, e.driver AS driver,
+           b.preempt AS preempt, e.load_kind AS load, COUNT(*) AS n,
+           MIN(b.created_ms) AS first, MAX(b.created_ms) AS last
+         FROM events e JOIN bundles b ON b.id = e.bundle_id
+         WHERE e.class = 'kernel' AND e.signature IS NOT NULL ${sinceSql}
+         GROUP BY grp, e.signature, kernel, driver, preempt, load`,
+      )
+      .all(params) as {
+      grp: string;
+      signature: string;
+      kernel: string;
+      driver: string;
+      preempt: string;
+      load: string;
+      n: number;
+      first: number;
+      last: number;
+    }[];
+    interface Facets {
+      kernels: Map<string, number>;
+      drivers: Map<string, number>;
+      preempts: Map<string, number>;
+      loads: Map<string, number>;
+      first: { ms: number; release: string };
+      last: { ms: number; release: string };
+    }
+    const facets = new Map<string, Facets>();
+    for (const r of facetRows) {
+      const k = `${r.grp}\u0000${r.signature}`;
+      let f = facets.get(k);
+      if (!f) {
+        f = {
+          kernels: new Map(),
+          drivers: new Map(),
+          preempts: new Map(),
+          loads: new Map(),
+          first: { ms: r.first, release: r.kernel },
+          last: { ms: r.last, release: r.kernel },
+        };
+        facets.set(k, f);
+      }
+      bump(f.kernels, r.kernel, r.n);
+      bump(f.drivers, r.driver, r.n);
+      bump(f.preempts, r.preempt, r.n);
+      bump(f.loads, r.load, r.n);
+      if (r.first < f.first.ms) f.first = { ms: r.first, release: r.kernel };
+      if (r.last > f.last.ms) f.last = { ms: r.last, release: r.kernel };
+    }
+
+    const stackOf = this.db.prepare('SELECT frames FROM stacks WHERE id = ?').pluck();
+    const bySig = new Map<string, typeof sigRows>();
+    for (const r of sigRows) {
+      const list = bySig.get(r.grp) ?? [];
+      list.push(r);
+      bySig.set(r.grp, list);
+    }
+    for (const [grp, rows] of bySig) {
+      const g = groupOf(grp);
+      rows.sort(
+        (a, b) =>
+          b.incidents - a.incidents ||
+          b.machines - a.machines ||
+          a.signature.localeCompare(b.signature),
+      );
+      const kept = rows.slice(0, top);
+      g.more = rows.length - kept.length;
+      g.signatures = kept.map((r) => {
+        const f = facets.get(`${grp}\u0000${r.signature}`)!;
+        return {
+          signature: r.signature,
+          function: r.function,
+          module: r.module,
+          incidents: r.incidents,
+          machines: r.machines,
+          perMachineHour: g.playbackHours > 0 ? r.incidents / g.playbackHours : 0,
+          share: g.classes.kernel > 0 ? r.incidents / g.classes.kernel : 0,
+          kernels: {
+            first: { release: f.first.release, at: isoOf(f.first.ms) },
+            last: { release: f.last.release, at: isoOf(f.last.ms) },
+            list: sortedCounts(f.kernels),
+          },
+          drivers: sortedCounts(f.drivers),
+          preempts: sortedCounts(f.preempts),
+          loads: sortedCounts(f.loads),
+          exampleStack: JSON.parse(stackOf.get(r.stack) as string) as string[],
+        };
+      });
+    }
+
+    const rulesVersions = this.db
+      .prepare(
+        `SELECT rules_version AS value, COUNT(*) AS count FROM bundles b WHERE 1 ${sinceSql}
+         GROUP BY rules_version ORDER BY count DESC, value`,
+      )
+      .all(params) as ValueCount[];
+    const ordered = [...groups.values()].sort(
+      (a, b) =>
+        b.classes.kernel - a.classes.kernel ||
+        b.bundles - a.bundles ||
+        String(a.key).localeCompare(String(b.key)),
+    );
+    return {
+      by,
+      sinceMs: since,
+      rulesVersion: this.rulesVersion(),
+      rulesVersions,
+      groups: ordered,
+    };
+  }
+
+  /** Checkpoints the WAL and closes the database. */
+  close(): void {
+    if (!this.db.open) return;
+    try {
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    } finally {
+      this.db.close();
+    }
+  }
+}
+
+/**
+ * Opens (creating if needed) the fleet database: WAL journal, schema applied, schema
+ * version checked. A file that is not an xrunhunt store is refused, never modified.
+ */
+export function openFleetStore(path: string): FleetStore {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  let db: Database.Database;
+  try {
+    db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode: a committed transaction survives a process crash (kill -9); only
+    // a power loss can lose the last commits, never corrupt the file.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table'")
+      .pluck()
+      .all() as string[];
+    if (tables.length > 0 && !tables.includes('meta')) {
+      db.close();
+      throw new XrunhuntError(
+        'input',
+        `${path} is an SQLite database but not an xrunhunt fleet store (tables: ${tables.slice(0, 5).join(', ')})`,
+        {
+          hint: 'choose another file with --db',
+        },
+      );
+    }
+    db.exec(SCHEMA);
+    const v = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as
+      string | undefined;
+    if (v === undefined) {
+      db.prepare("INSERT INTO meta (key, value) VALUES ('schema_version', ?)").run(
+        String(STORE_SCHEMA_VERSION),
+      );
+    } else if (Number(v) > STORE_SCHEMA_VERSION) {
+      db.close();
+      throw new XrunhuntError(
+        'format',
+        `${path} was written by a newer xrunhunt (store schema ${v}); this version reads up to ${STORE_SCHEMA_VERSION}`,
+        {
+          hint: 'upgrade xrunhunt, or use another --db file',
+        },
+      );
+    }
+  } catch (err) {
+    if (err instanceof XrunhuntError) throw err;
+    const msg = (err as Error).message;
+    throw new XrunhuntError('input', `cannot open the fleet store ${path}: ${msg}`, {
+      hint: /not a database|malformed/i.test(msg)
+        ? 'the file is not an SQLite database; choose another file with --db'
+        : 'check the path and its permissions, or choose another file with --db',
+      cause: err,
+    });
+  }
+  return new FleetStore(path, db);
+}

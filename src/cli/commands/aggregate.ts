@@ -1,0 +1,228 @@
+// `xrunhunt aggregate`: bundles from many machines → one fleet ranking per offender
+// signature, kept incrementally in an SQLite store; `--watch` keeps it current as bundles
+// land in inbox folders.
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { defineCommand } from '../command.js';
+import { writeJson, writeNdjson } from '../output.js';
+import { UsageError } from '../../errors.js';
+import { parseDuration, parseInteger } from '../../units.js';
+import {
+  displayName,
+  ingestFiles,
+  listBundleFiles,
+  type IngestReport,
+} from '../../bundle/ingest.js';
+import { renderRankingMarkdown, renderRankingText } from '../../bundle/ranking-render.js';
+import { GROUP_BYS, openFleetStore, type FleetRanking, type GroupBy } from '../../bundle/store.js';
+import type { Signer } from '../../bundle/signer.js';
+
+/** Default store: $XDG_DATA_HOME/xrunhunt/fleet.db or ~/.local/share/xrunhunt/fleet.db. */
+export function defaultFleetDb(env: NodeJS.ProcessEnv): string {
+  const data = env['XDG_DATA_HOME'] || join(env['HOME'] || homedir(), '.local', 'share');
+  return join(data, 'xrunhunt', 'fleet.db');
+}
+
+/** Parses --since: an ISO date/time, or a duration back from now (90m, 12h, 7d, 2w). */
+export function parseSince(text: string, nowMs: number): number {
+  const days = /^\s*(\d+(?:\.\d+)?)\s*(d|w)\s*$/i.exec(text);
+  if (days) return nowMs - Number(days[1]) * (days[2]!.toLowerCase() === 'w' ? 7 : 1) * 86_400_000;
+  if (/^\s*\d+(?:\.\d+)?\s*(ms|s|m|h)\s*$/i.test(text))
+    return nowMs - parseDuration(text, '--since');
+  if (/^\d{4}-\d{2}-\d{2}/.test(text.trim())) {
+    const ms = Date.parse(text);
+    if (!Number.isNaN(ms)) return ms;
+  }
+  throw new UsageError(
+    `invalid --since "${text}": expected a date (2026-11-01, 2026-11-01T12:00Z) or a duration back from now (12h, 7d, 2w)`,
+  );
+}
+
+function summarizeIngest(r: IngestReport): string {
+  const parts = [`${r.added} new`];
+  if (r.duplicates) parts.push(`${r.duplicates} duplicate${r.duplicates === 1 ? '' : 's'}`);
+  if (r.unchanged) parts.push(`${r.unchanged} already stored`);
+  if (r.skipped.length) parts.push(`${r.skipped.length} skipped`);
+  return `ingested ${r.files} file${r.files === 1 ? '' : 's'}: ${parts.join(', ')}`;
+}
+
+export default defineCommand({
+  name: 'aggregate',
+  summary: 'merge bundles from many machines into one ranking of offending kernel code',
+  usage: 'aggregate [DIR|FILE...] [options]',
+  description: `
+Reads session bundles (.json or .json.gz, folders searched recursively) into a fleet store
+(SQLite; only new files are read on the next run; the same bundle counts once however often
+it is sent) and ranks kernel offenders by signature across machines: incidents, distinct
+machines, incidents per machine-hour of playback, share of kernel-code xruns, kernel releases
+(first and last seen), drivers, preemption models and load kinds, with an example stack.
+Bad bundles are skipped with the reason; in --watch inboxes they are moved to quarantine/.
+Without files, shows the ranking of what the store already holds.`,
+  examples: [
+    'xrunhunt aggregate ~/bug-1234/bundles/',
+    'xrunhunt aggregate --by kernel --since 30d --format markdown > ranking.md',
+    'xrunhunt aggregate --watch /srv/xrunhunt/inbox --json',
+    'xrunhunt aggregate --resign',
+  ],
+  positionals: true,
+  options: {
+    db: {
+      type: 'string',
+      valueName: 'FILE',
+      description: 'fleet store (SQLite) (default: $XDG_DATA_HOME/xrunhunt/fleet.db)',
+    },
+    watch: {
+      type: 'boolean',
+      description:
+        'keep watching the given folders (inboxes) and refresh the ranking as bundles arrive; stop with Ctrl-C',
+    },
+    by: {
+      type: 'string',
+      valueName: 'FACET',
+      description: 'rank separately per kernel | driver | preempt | load',
+    },
+    since: {
+      type: 'string',
+      valueName: 'DATE|DURATION',
+      description:
+        'only bundles created since a date (2026-11-01) or within a DURATION back from now (12h, 7d, 2w)',
+    },
+    top: {
+      type: 'string',
+      valueName: 'N',
+      default: '20',
+      description: 'show the N highest-ranked signatures per group',
+    },
+    resign: {
+      type: 'boolean',
+      description: "recompute every stored signature from its frames with this version's rules",
+    },
+    json: {
+      type: 'boolean',
+      description: 'print one JSON document (NDJSON, one record per refresh, with --watch)',
+    },
+    format: {
+      type: 'string',
+      valueName: 'FORMAT',
+      default: 'text',
+      description: 'text | markdown',
+    },
+  },
+  async run(ctx) {
+    const { io, values } = ctx;
+    const by = values.by as GroupBy | undefined;
+    if (by !== undefined && !GROUP_BYS.includes(by)) {
+      throw new UsageError(`invalid --by "${by}": expected one of ${GROUP_BYS.join(', ')}`);
+    }
+    if (values.format !== 'text' && values.format !== 'markdown') {
+      throw new UsageError(
+        `invalid --format "${values.format}": expected text or markdown (or --json)`,
+      );
+    }
+    const top = parseInteger(values.top, '--top', 1, 100_000);
+    const sinceMs = values.since === undefined ? null : parseSince(values.since, Date.now());
+    if (values.watch && ctx.positionals.length === 0) {
+      throw new UsageError('--watch needs at least one inbox folder to watch', {
+        hint: 'e.g. xrunhunt aggregate --watch /srv/xrunhunt/inbox',
+      });
+    }
+    const dbPath = resolve(io.cwd, values.db ?? defaultFleetDb(io.env));
+    const paths = ctx.positionals.map((p) => resolve(io.cwd, p));
+    const files = listBundleFiles(paths);
+
+    let signer: Signer | undefined;
+    if (values.resign) {
+      const { loadAnalyzerSigner } = await import('../../bundle/signer.js');
+      signer = await loadAnalyzerSigner();
+    }
+
+    const store = openFleetStore(dbPath);
+    try {
+      const warnSkip = (s: { file: string; reason: string; quarantinedTo?: string }): void => {
+        io.stderr.write(
+          `xrunhunt: skipped ${s.reason}${s.quarantinedTo ? ` (moved to ${displayName(s.quarantinedTo)})` : ''}\n`,
+        );
+      };
+      const resignInfo = signer ? store.resign(signer.sign, signer.rulesVersion) : null;
+      if (resignInfo && !values.json) {
+        io.stderr.write(
+          `re-signed with rules ${signer!.rulesVersion}: ${resignInfo.events} event${resignInfo.events === 1 ? '' : 's'} changed signature\n`,
+        );
+      }
+      const options = {
+        signal: ctx.signal,
+        onSkip: warnSkip,
+        ...(signer ? { resign: { sign: signer.sign, rulesVersion: signer.rulesVersion } } : {}),
+      };
+      // From an inbox (--watch), bad files are quarantined; plain runs leave files alone.
+      let report: IngestReport = { files: 0, added: 0, duplicates: 0, unchanged: 0, skipped: [] };
+      if (values.watch) {
+        for (const root of paths) {
+          const r = ingestFiles(store, listBundleFiles([root]), { ...options, inbox: root });
+          report = mergeReports(report, r);
+        }
+      } else if (files.length > 0) {
+        report = ingestFiles(store, files, options);
+      }
+      if (files.length > 0 && !values.json) io.stderr.write(`${summarizeIngest(report)}\n`);
+
+      const rank = (): FleetRanking => store.rank({ by: by ?? null, sinceMs, top });
+      const show = (ranking: FleetRanking, ingest: IngestReport | null): void => {
+        if (values.json) {
+          const doc = {
+            db: dbPath,
+            ingest,
+            ...(resignInfo
+              ? { resign: { ...resignInfo, rulesVersion: signer!.rulesVersion } }
+              : {}),
+            ranking,
+          };
+          if (values.watch) writeNdjson(io.stdout, { type: 'ranking', ...doc });
+          else writeJson(io.stdout, doc);
+        } else if (values.format === 'markdown') {
+          io.stdout.write(renderRankingMarkdown(ranking));
+        } else {
+          io.stdout.write(renderRankingText(ranking));
+        }
+      };
+      show(rank(), files.length > 0 || values.watch ? report : null);
+      if (!values.watch) return 0;
+
+      const { watchInboxes } = await import('../../bundle/inbox-watch.js');
+      if (!values.json)
+        io.stderr.write(`watching ${paths.map(displayName).join(', ')} (Ctrl-C to stop)\n`);
+      await watchInboxes(paths, {
+        signal: ctx.signal,
+        onError: (err) =>
+          io.stderr.write(`xrunhunt: watch: ${(err as Error).message ?? String(err)}\n`),
+        onFiles: (inbox, changed) => {
+          const r = ingestFiles(store, changed, { ...options, inbox });
+          if (r.added === 0 && r.duplicates === 0 && r.skipped.length === 0) return;
+          if (values.json) writeNdjson(io.stdout, { type: 'ingest', inbox, ...r });
+          else io.stderr.write(`${new Date().toISOString()} ${summarizeIngest(r)}\n`);
+          if (r.added > 0) {
+            if (!values.json && io.stdoutIsTTY) io.stdout.write('\x1b[2J\x1b[H');
+            show(rank(), r);
+          }
+        },
+      });
+      await new Promise<void>((done) => {
+        if (ctx.signal.aborted) done();
+        else ctx.signal.addEventListener('abort', () => done(), { once: true });
+      });
+      return 0;
+    } finally {
+      store.close();
+    }
+  },
+});
+
+function mergeReports(a: IngestReport, b: IngestReport): IngestReport {
+  return {
+    files: a.files + b.files,
+    added: a.added + b.added,
+    duplicates: a.duplicates + b.duplicates,
+    unchanged: a.unchanged + b.unchanged,
+    skipped: [...a.skipped, ...b.skipped],
+  };
+}
