@@ -32,7 +32,8 @@ export function summarizeHistogram(h: Histogram): HistogramSummary {
   }
   return {
     count: h.totalCount,
-    min: h.minNonZeroValue === Number.MAX_SAFE_INTEGER ? 0 : h.minNonZeroValue,
+    // minNonZeroValue skips zeros; percentile 0 is the lowest recorded value, zeros included.
+    min: h.getValueAtPercentile(0),
     p50: h.getValueAtPercentile(50),
     p99: h.getValueAtPercentile(99),
     p999: h.getValueAtPercentile(99.9),
