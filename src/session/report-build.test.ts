@@ -1,0 +1,211 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { correlateXruns } from '../analysis/correlate.js';
+import { buildSessionReport, summarizeHeadroom, type CollectedSession } from './report-build.js';
+import { renderReportMarkdown, renderReportText } from './report-text.js';
+import type { SessionKernelEvent, SessionParams } from './events.js';
+import { parseEventLog } from './event-log.js';
+
+const MS = 1e6;
+const START = 50_000 * MS;
+
+const params: SessionParams = {
+  device: 'hw:CARD=Dummy,DEV=0',
+  rateHz: 48000,
+  periodFrames: 64,
+  periods: 2,
+  phasePlan: 'idle:10s,write:10s',
+  durationMs: null,
+  mask: 3,
+  capture: 'auto',
+  loadDir: '/tmp',
+  outDir: null,
+  maxXruns: null,
+  rtPriority: 80,
+  cpu: null,
+  injectStall: false,
+  scrub: true,
+};
+
+const host = {
+  kernelRelease: '6.1.192',
+  kernelVersion: '#1 SMP PREEMPT_DYNAMIC',
+  arch: 'x86_64',
+  preempt: 'voluntary',
+  cpus: 2,
+  threadirqs: false,
+  xrunDebugAvailable: true,
+};
+
+function kev(
+  ms: number,
+  fn: string,
+  cls: SessionKernelEvent['offender']['class'] = 'kernel',
+): SessionKernelEvent {
+  return {
+    kind: 'xrun',
+    pcm: 'pcmC0D0p',
+    time: (START + ms * MS) / 1e9,
+    sessionMs: null,
+    phase: null,
+    offender: {
+      class: cls,
+      function: cls === 'kernel' ? fn : null,
+      module: null,
+      signature: cls === 'kernel' ? fn : null,
+    },
+    frames: [fn],
+  };
+}
+
+function collected(): CollectedSession {
+  const phases = [
+    {
+      name: 'idle',
+      kind: 'idle',
+      startMs: 0,
+      endMs: 10_000,
+      throughput: null,
+      headroomSamplesUs: [1200, 1100, 1300],
+    },
+    {
+      name: 'write',
+      kind: 'write',
+      startMs: 10_000,
+      endMs: 20_000,
+      throughput: { bytes: 500e6, mbPerSec: 50 },
+      headroomSamplesUs: [900, 100, 0, 800],
+    },
+  ];
+  // Three xruns under write, two with a kernel dump 2 ms earlier, one without any.
+  const xruns = [12_000, 15_000, 18_000].map((ms) => ({
+    timeMs: ms,
+    monotonicNs: START + ms * MS,
+    durationMs: 3,
+  }));
+  const events = [
+    kev(11_998, '__filemap_add_folio'),
+    kev(14_998, '__filemap_add_folio'),
+    kev(5_000, 'x', 'idle'),
+  ];
+  const correlation = correlateXruns({
+    xruns,
+    events,
+    pcm: 'pcmC0D0p',
+    offsetNs: 0,
+    sessionStartNs: START,
+    bufferMs: 2.67,
+    phases,
+  });
+  return {
+    params,
+    host,
+    durationMs: 20_000,
+    phases,
+    xruns,
+    capture: { source: 'kmsg', lostMessages: 0, pcm: 'pcmC0D0p', mask: 3 },
+    events,
+    offenders: [
+      {
+        function: '__filemap_add_folio',
+        module: null,
+        signature: '__filemap_add_folio',
+        count: 2,
+        share: 1,
+      },
+    ],
+    correlation,
+    clockAlignment: 'marker',
+    offsetNs: 0,
+    policy: 'SCHED_FIFO 80',
+    bufferMs: 2.67,
+    limitations: [],
+    warnings: [],
+    bundle: '/tmp/b',
+    files: {
+      bundle: '/tmp/b/bundle.json.gz',
+      events: '/tmp/b/events.ndjson',
+      kernelLog: null,
+      report: null,
+    },
+  };
+}
+
+test('headroom summary: p99 is the low tail (small headroom is bad)', () => {
+  assert.deepEqual(summarizeHeadroom([5, 1, 3, 2, 4]), { p50Us: 3, p99Us: 1, minUs: 1, count: 5 });
+  assert.equal(summarizeHeadroom([]), null);
+});
+
+test('the report attributes xruns to phases, matches kernel dumps and concludes first', () => {
+  const r = buildSessionReport(collected());
+  assert.equal(r.exitCode, 2);
+  assert.deepEqual(
+    r.phases.map((p) => [p.name, p.xruns, p.xrunsPerMin, p.kernelEvents]),
+    [
+      ['idle', 0, 0, 1],
+      ['write', 3, 18, 2],
+    ],
+  );
+  assert.equal(r.phases[1]!.headroom?.minUs, 0);
+  assert.equal(r.correlation.matched, 2);
+  assert.equal(r.correlation.unmatchedXruns, 1);
+  assert.equal(r.correlation.matchRatio, 0.667);
+  assert.deepEqual(
+    r.xruns.map((x) => x.kernelEventIndex),
+    [0, 1, null],
+  );
+  assert.deepEqual(r.offenders[0]!.phases, { write: 2 });
+  assert.match(r.conclusion[0]!, /^3 xruns in 20 s .*most under `write` \(3, 18\/min\)/);
+  assert.ok(r.conclusion.some((c) => /No xruns under `idle`/.test(c)));
+  assert.ok(r.conclusion.some((c) => /Top offender: `__filemap_add_folio` in 100%/.test(c)));
+  assert.ok(r.conclusion.some((c) => /1 of 3 userspace xruns had no kernel XRUN dump/.test(c)));
+  assert.ok(r.suggestions.some((s) => /dirty/.test(s)));
+  assert.ok(r.suggestions.some((s) => /threadirqs/.test(s)));
+  assert.ok(r.suggestions.some((s) => /--period 128/.test(s)));
+  const text = renderReportText(r);
+  assert.ok(text.startsWith('Conclusion\n'));
+  assert.match(text, /write\s+10s\s+3\s+18\.0\s+2\s+50\.0 MB\/s\s+0\.80\/0\.00\/0\.00/);
+  assert.match(text, /2 of 3 userspace xruns matched a kernel XRUN on pcmC0D0p \(67%\)/);
+  assert.match(text, /bundle folder: \/tmp\/b/);
+  const md = renderReportMarkdown(r);
+  assert.match(md, /\| 1 \| 100% \| 2 \| `__filemap_add_folio` \|/);
+});
+
+test('a clean session exits 0 and says the period is safe', () => {
+  const c = collected();
+  c.xruns = [];
+  c.events = [];
+  c.offenders = [];
+  c.correlation = correlateXruns({
+    xruns: [],
+    events: [],
+    pcm: null,
+    offsetNs: null,
+    sessionStartNs: START,
+    bufferMs: 2.67,
+    phases: c.phases,
+  });
+  const r = buildSessionReport(c);
+  assert.equal(r.exitCode, 0);
+  assert.match(r.conclusion[0]!, /^No xruns in 20 s of playback at period 64 × 2/);
+  assert.ok(r.suggestions.some((s) => /--period 32/.test(s)));
+});
+
+test('event log parsing keeps every whole line and flags a cut last line', () => {
+  const a = JSON.stringify({ type: 'warning', timeMs: 1, message: 'a' });
+  const b = JSON.stringify({
+    type: 'xrun',
+    timeMs: 2,
+    index: 0,
+    monotonicNs: 5,
+    durationMs: 1,
+    phase: null,
+  });
+  const parsed = parseEventLog(`${a}\n${b}\n{"type":"st`);
+  assert.equal(parsed.events.length, 2);
+  assert.equal(parsed.truncatedTail, true);
+  assert.deepEqual(parsed.badLines, []);
+  const bad = parseEventLog(`${a}\nnot json\n${b}\n`);
+  assert.deepEqual(bad.badLines, [2]);
+  assert.equal(bad.truncatedTail, false);
+});
