@@ -10,3 +10,4 @@ export * from './journal.js';
 export * from './journal-files.js';
 export * from './xrun-debug-control.js';
 export * from './restore-pending.js';
+export * from './why-no-xrun-debug.js';
