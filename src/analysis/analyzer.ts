@@ -1,0 +1,325 @@
+// The streaming analyzer: lines in (any mixture of dmesg, kmsg, journal, syslog, mail
+// quotes, ftrace), events out. Keeps only open records (one per printk caller id), so
+// memory stays bounded on multi-gigabyte logs. Pure: no fs, no clock.
+import { parseLogLine, type LogLine } from '../kernel/line-anatomy.js';
+import { classifyStackLine, type StackToken } from '../kernel/stack-line.js';
+import { classifyStack, type StackItem } from './classify.js';
+import { isForeignHeader, matchAlsaHeader, parseFtraceLine, PCM_ONLY_RE } from './headers.js';
+import { rankOffenders, summarize } from './rank.js';
+import { loadRules, type RuleSet } from './rules.js';
+import type { AnalysisResult, EventKind, XrunEvent } from './types.js';
+
+export interface AnalyzerOptions {
+  rules?: RuleSet;
+  /** Attached to every event (file name when several inputs are analysed). */
+  source?: string;
+  /** Keep frames for at most this many events; later events keep only their offender (bounded memory). */
+  maxEventsWithFrames?: number;
+  /** Lines longer than this many characters are truncated with a warning. */
+  maxLineLength?: number;
+  /** Frames kept per record (deeper frames are dropped: no real dump is this deep). */
+  maxFramesPerRecord?: number;
+}
+
+export interface LogAnalyzer {
+  /** Feeds one physical line (without its newline). */
+  push(line: string): void;
+  /** True when no record is open: lines without header keywords cannot matter (see skipLines). */
+  idle(): boolean;
+  /** Advances the line counter over lines the caller proved irrelevant while idle(). */
+  skipLines(count: number): void;
+  /** Starts numbering again at 1 for a new input (records still open are closed first). */
+  startSource(source: string | undefined): void;
+  /** Adds a warning to the result (IO shells report truncated lines, bad bytes …). */
+  warn(message: string): void;
+  /** Lines seen so far (in the current source). */
+  readonly lineNumber: number;
+  /** Closes open records and returns the ranked result. */
+  finish(): AnalysisResult;
+}
+
+interface OpenRecord {
+  kind: EventKind;
+  pcm: string | null;
+  line: number;
+  time: number | undefined;
+  source: string | undefined;
+  header: string;
+  items: StackItem[];
+  frames: number;
+  sawCpuLine: boolean;
+  incomplete: boolean;
+  ftrace: boolean;
+  lastActivity: number;
+  inModules: boolean;
+  truncatedFrames: boolean;
+}
+
+// No real dump has more frames than this (kernel stack depth); deeper input is garbage.
+const DEFAULT_MAX_FRAMES = 512;
+// A record with no contribution for this many lines is over (CPUs interleave, but one dump is contiguous-ish).
+const STALE_LINES = 400;
+// Caps open records (one per caller id): a log cannot have more concurrent dumps than CPUs+tasks printing.
+const MAX_OPEN = 256;
+// 64 KiB: far longer than any kernel line (printk's limit is 1 KiB).
+const DEFAULT_MAX_LINE = 65536;
+
+/** Creates a streaming analyzer; push lines, then finish(). */
+export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
+  const rules = options.rules ?? loadRules();
+  const maxWithFrames = options.maxEventsWithFrames ?? 20000;
+  const maxLine = options.maxLineLength ?? DEFAULT_MAX_LINE;
+  const maxFrames = options.maxFramesPerRecord ?? DEFAULT_MAX_FRAMES;
+  const events: XrunEvent[] = [];
+  const warnings: string[] = [];
+  const open = new Map<string, OpenRecord>();
+  let source = options.source;
+  let lineNo = 0;
+  let totalLines = 0;
+  let afterKmsg = false;
+  let droppedFrames = 0;
+  let longLines = 0;
+
+  const close = (key: string): void => {
+    const r = open.get(key);
+    if (!r) return;
+    open.delete(key);
+    const c = classifyStack(r.items, rules, r.ftrace);
+    const ev: XrunEvent = {
+      kind: r.kind,
+      pcm: r.pcm,
+      line: r.line,
+      header: r.header,
+      offender: c.offender,
+      frames: c.frames,
+    };
+    if (r.time !== undefined) ev.time = r.time;
+    if (r.source !== undefined) ev.source = r.source;
+    if (c.offenderIndex !== undefined) ev.offenderIndex = c.offenderIndex;
+    if (events.length >= maxWithFrames) {
+      ev.frames = [];
+      delete ev.offenderIndex;
+      droppedFrames++;
+    }
+    events.push(ev);
+  };
+
+  const closeAll = (): void => {
+    for (const key of [...open.keys()]) close(key);
+  };
+
+  const openRecord = (
+    key: string,
+    kind: EventKind,
+    pcm: string | null,
+    ll: LogLine,
+    header: string,
+    incomplete: boolean,
+    ftrace: boolean,
+  ): void => {
+    close(key);
+    if (open.size >= MAX_OPEN) {
+      const oldest = open.keys().next().value;
+      if (oldest !== undefined) close(oldest);
+    }
+    open.set(key, {
+      kind,
+      pcm,
+      line: lineNo,
+      time: ll.time,
+      source,
+      header: header.trim(),
+      items: [],
+      frames: 0,
+      sawCpuLine: false,
+      incomplete,
+      ftrace,
+      lastActivity: lineNo,
+      inModules: false,
+      truncatedFrames: false,
+    });
+  };
+
+  const addTokens = (r: OpenRecord, tokens: StackToken[]): void => {
+    for (const t of tokens) {
+      if (t.type === 'marker') {
+        r.items.push({ type: 'marker', marker: t.marker });
+        continue;
+      }
+      if (t.armCallee) {
+        // ARM `(callee) from (caller+off)`: the callee is the previous line's caller.
+        const prev = r.items[r.items.length - 1];
+        if (prev && prev.type === 'frame' && prev.frame.function === t.frame.function) continue;
+      }
+      if (r.frames >= maxFrames) {
+        r.truncatedFrames = true;
+        continue;
+      }
+      r.frames++;
+      r.items.push({ type: 'frame', frame: t.frame });
+    }
+  };
+
+  const isPrinterStart = (tokens: StackToken[]): boolean => {
+    const first = tokens.find((t) => t.type === 'frame');
+    return (
+      first !== undefined &&
+      first.type === 'frame' &&
+      rules.printer.matchFunction(first.frame.function)
+    );
+  };
+
+  const processBody = (body: string, ll: LogLine): void => {
+    const key = ll.caller ?? '';
+    // ftrace / trace_pipe text.
+    const ft =
+      body.charCodeAt(0) === 32 || (body.charCodeAt(0) >= 48 && body.charCodeAt(0) <= 57)
+        ? parseFtraceLine(body)
+        : null;
+    if (ft) {
+      if (ft.kind === 'xrun') openRecord('ftrace', 'xrun', ft.pcm, ll, body, false, true);
+      else if (ft.kind === 'other') close('ftrace');
+      return;
+    }
+    const header = matchAlsaHeader(body);
+    if (header) {
+      openRecord(key, header.kind, header.pcm, ll, body, header.incomplete, false);
+      return;
+    }
+    const trimmed = body.trimStart();
+    const ftraceFrame = trimmed.startsWith('=>');
+    const rkey = ftraceFrame ? 'ftrace' : key;
+    const r = open.get(rkey);
+    if (r && r.incomplete) {
+      r.incomplete = false;
+      const pm = PCM_ONLY_RE.exec(body);
+      if (pm && r.kind === 'xrun' && r.pcm === null) {
+        r.pcm = pm[1] ?? null;
+        r.header = `${r.header} ${r.pcm}`;
+        r.lastActivity = lineNo;
+        return;
+      }
+      if (
+        r.kind !== 'xrun' &&
+        /^\s*\S[^[]*\)/.test(body) &&
+        classifyStackLine(body).kind === 'other'
+      ) {
+        r.header = `${r.header} ${trimmed}`;
+        r.lastActivity = lineNo;
+        return;
+      }
+    }
+    if (isForeignHeader(body)) {
+      close(key);
+      return;
+    }
+    if (!r) return;
+    const sl = classifyStackLine(body);
+    switch (sl.kind) {
+      case 'frames':
+        if (r.frames > 0 && isPrinterStart(sl.tokens)) {
+          // A second dump_stack() without a header: never attach it to this record.
+          close(rkey);
+          return;
+        }
+        addTokens(r, sl.tokens);
+        r.inModules = false;
+        r.lastActivity = lineNo;
+        return;
+      case 'regs':
+        r.items.push(
+          sl.frame
+            ? { type: 'regs', mode: sl.mode, frame: sl.frame }
+            : { type: 'regs', mode: sl.mode },
+        );
+        r.lastActivity = lineNo;
+        return;
+      case 'context':
+        if (sl.cpuLine) {
+          if (r.sawCpuLine || r.frames > 0) {
+            close(rkey);
+            return;
+          }
+          r.sawCpuLine = true;
+        }
+        r.inModules = trimmed.startsWith('Modules linked in:');
+        r.lastActivity = lineNo;
+        return;
+      case 'partial':
+      case 'skip':
+        r.lastActivity = lineNo;
+        return;
+      case 'empty':
+        return;
+      case 'other':
+        if (r.inModules && /^\s+[\w\-()[\],\s]+$/.test(body)) return;
+        close(rkey);
+        return;
+    }
+  };
+
+  const push = (raw: string): void => {
+    lineNo++;
+    totalLines++;
+    let line = raw;
+    if (line.length > maxLine) {
+      longLines++;
+      line = line.slice(0, maxLine);
+    }
+    const ll = parseLogLine(line, afterKmsg);
+    afterKmsg = ll.transport === 'kmsg' || ll.transport === 'kmsg-dict';
+    if (ll.transport === 'kmsg-dict' || ll.foreign) return;
+    if ((lineNo & 63) === 0 && open.size > 0) {
+      for (const [k, r] of open) if (lineNo - r.lastActivity > STALE_LINES) close(k);
+    }
+    if (ll.transport === 'kmsg' && ll.body.includes('\\x0a')) {
+      for (const part of ll.body.split('\\x0a')) processBody(part, ll);
+      return;
+    }
+    processBody(ll.body, ll);
+  };
+
+  return {
+    push,
+    idle: () => open.size === 0,
+    skipLines(count: number) {
+      lineNo += count;
+      totalLines += count;
+      afterKmsg = false;
+    },
+    startSource(next: string | undefined) {
+      closeAll();
+      source = next;
+      lineNo = 0;
+      afterKmsg = false;
+    },
+    warn(message: string) {
+      if (warnings.length < 100 && !warnings.includes(message)) warnings.push(message);
+    },
+    get lineNumber() {
+      return lineNo;
+    },
+    finish(): AnalysisResult {
+      closeAll();
+      if (longLines > 0) {
+        warnings.push(`${longLines} line(s) longer than ${maxLine} characters were truncated`);
+      }
+      if (droppedFrames > 0) {
+        warnings.push(
+          `${droppedFrames} event(s) beyond the first ${maxWithFrames} are reported without their frames (memory bound)`,
+        );
+      }
+      const offenders = rankOffenders(events);
+      return { events, offenders, summary: summarize(events, offenders, totalLines), warnings };
+    },
+  };
+}
+
+/** Analyzes a whole text at once (tests, small inputs, bundle re-analysis). */
+export function analyzeText(text: string, options: AnalyzerOptions = {}): AnalysisResult {
+  const a = createLogAnalyzer(options);
+  const lines = text.split('\n');
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  for (const l of lines) a.push(l);
+  return a.finish();
+}

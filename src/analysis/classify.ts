@@ -1,0 +1,305 @@
+// Classification of one event's stack (kernel-log-formats §5): find the IRQ boundary,
+// read the interrupted context after it, and name the offender, skipping lock / irq-enable
+// primitives (kept in the signature) and unreliable `?` frames. Pure: items in, offender out.
+import type { Frame, FrameContext } from '../kernel/frame.js';
+import type { Marker } from '../kernel/stack-line.js';
+import type { RuleSet, RuleListName } from './rules.js';
+import type { Offender } from './types.js';
+
+/** One element of a collected stack, in print order. */
+export type StackItem =
+  | { type: 'frame'; frame: Frame }
+  | { type: 'marker'; marker: Marker }
+  | { type: 'regs'; mode: 'kernel' | 'user'; frame?: Frame };
+
+export interface Classification {
+  offender: Offender;
+  frames: Frame[];
+  offenderIndex?: number;
+}
+
+function role(rules: RuleSet, name: RuleListName, f: Frame): boolean {
+  const list = rules[name];
+  return list.matchFunction(f.function) || list.matchModule(f.module);
+}
+
+function isStrip(rules: RuleSet, f: Frame): boolean {
+  return role(rules, 'printer', f) || role(rules, 'probe', f);
+}
+
+/** A `?` frame whose offset equals its size points at the start of the NEXT symbol: useless. */
+function pointsPastEnd(f: Frame): boolean {
+  return f.offset !== undefined && f.size !== undefined && f.offset === f.size;
+}
+
+function sigName(f: Frame): string {
+  return f.module ? `${f.function} [${f.module}]` : f.function;
+}
+
+const SOFTIRQ_ENTRY =
+  /^(?:__do_softirq|handle_softirqs|do_softirq|do_softirq_own_stack|invoke_softirq|call_softirq|run_ksoftirqd)$/;
+
+/** Classifies a collected stack; `ftrace` stacks drop the probe machinery at their top. */
+export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false): Classification {
+  // 1. Frames in order with marker contexts; the interrupted-register position.
+  const frames: Frame[] = [];
+  const marked: (FrameContext | undefined)[] = [];
+  let ctx: FrameContext | undefined;
+  let regsAt = -1; // index in frames where the interrupted context starts
+  let regsMode: 'kernel' | 'user' | undefined;
+  let regsFrame: Frame | undefined;
+  let markerBoundary = -1; // frames.length at the last </IRQ>/<EOI>
+  for (const it of items) {
+    if (it.type === 'marker') {
+      if (it.marker === 'irq') {
+        ctx = 'irq';
+      } else if (it.marker === 'nmi') ctx = 'nmi';
+      else if (it.marker === 'end-irq' || it.marker === 'end-nmi') {
+        ctx = 'task';
+        markerBoundary = frames.length;
+      } else if (it.marker === 'task') ctx = 'task';
+      continue;
+    }
+    if (it.type === 'regs') {
+      if (regsMode === undefined) {
+        regsMode = it.mode;
+        regsAt = frames.length;
+        if (it.frame) {
+          regsFrame = { ...it.frame };
+          frames.push(regsFrame);
+          marked.push('task');
+        }
+      } else if (
+        regsMode === 'kernel' &&
+        !regsFrame &&
+        it.mode === 'kernel' &&
+        it.frame &&
+        frames.length === regsAt
+      ) {
+        // i386 `EIP: 0060:[<…>]` then `EIP is at sym+…`: the second line names it.
+        regsFrame = { ...it.frame };
+        frames.push(regsFrame);
+        marked.push('task');
+      } else if (
+        regsFrame &&
+        it.frame &&
+        it.mode === 'kernel' &&
+        frames.length === regsAt + 1 &&
+        regsFrame.inline
+      ) {
+        // syzkaller prints several RIP lines (inline chain); the last one is the real function.
+        regsFrame = { ...it.frame };
+        frames.push(regsFrame);
+        marked.push('task');
+      }
+      continue;
+    }
+    if (ftrace && frames.length === 0 && (isStrip(rules, it.frame) || it.frame.unsymbolized))
+      continue;
+    frames.push({ ...it.frame });
+    marked.push(ctx);
+  }
+  // Drop printer frames anywhere (they are only ever at the top).
+  const keep = frames.map((f, i) => (i === regsAt && regsFrame === f) || !isStrip(rules, f));
+  const kept: Frame[] = [];
+  const keptCtx: (FrameContext | undefined)[] = [];
+  let newRegsAt = -1;
+  let newMarkerBoundary = -1;
+  frames.forEach((f, i) => {
+    if (i === regsAt) newRegsAt = kept.length;
+    if (i === markerBoundary) newMarkerBoundary = kept.length;
+    if (keep[i]) {
+      kept.push(f);
+      keptCtx.push(marked[i]);
+    }
+  });
+  if (regsAt === frames.length) newRegsAt = kept.length;
+  if (markerBoundary === frames.length) newMarkerBoundary = kept.length;
+
+  const result = (offender: Offender, boundary: number, offenderIndex?: number): Classification => {
+    // Contexts: marked ones stay; unmarked frames before the boundary ran in IRQ context.
+    let lastSoftirq = -1;
+    for (let i = 0; i < boundary; i++) if (SOFTIRQ_ENTRY.test(kept[i]!.function)) lastSoftirq = i;
+    kept.forEach((f, i) => {
+      const m = keptCtx[i];
+      if (m === 'nmi') f.context = 'nmi';
+      else if (i < boundary) f.context = i < lastSoftirq ? 'softirq' : 'irq';
+      else f.context = 'task';
+    });
+    const out: Classification = { offender, frames: kept };
+    if (offenderIndex !== undefined) out.offenderIndex = offenderIndex;
+    return out;
+  };
+
+  if (kept.length === 0 && regsMode === undefined) {
+    return result(
+      {
+        class: 'none',
+        function: null,
+        module: null,
+        signature: 'none',
+        reason: 'no stack printed',
+      },
+      0,
+    );
+  }
+
+  // 2. The boundary: interrupted registers first, else the last IRQ-entry frame / </IRQ> marker.
+  let boundary = -1;
+  let start = -1;
+  if (regsMode === 'user') {
+    return result(
+      {
+        class: 'user',
+        function: null,
+        module: null,
+        signature: 'user',
+        reason: 'interrupted registers are user mode',
+      },
+      newRegsAt,
+    );
+  }
+  if (regsMode === 'kernel') {
+    boundary = newRegsAt;
+    start = newRegsAt;
+  } else {
+    let lastEntry = -1;
+    kept.forEach((f, i) => {
+      if (role(rules, 'irq-entry', f)) lastEntry = i;
+    });
+    const b = Math.max(lastEntry + 1, newMarkerBoundary);
+    if (lastEntry >= 0 || newMarkerBoundary >= 0) {
+      boundary = b;
+      start = b;
+      if (start >= kept.length) {
+        const entry = lastEntry >= 0 ? kept[lastEntry] : undefined;
+        if (entry && role(rules, 'user-entry', entry)) {
+          return result(
+            {
+              class: 'user',
+              function: null,
+              module: null,
+              signature: 'user',
+              reason: `stack ends at the interrupt entry ${entry.function}: user mode was interrupted`,
+            },
+            boundary,
+          );
+        }
+        return result(
+          {
+            class: 'none',
+            function: null,
+            module: null,
+            signature: 'none',
+            reason: 'nothing printed after the IRQ boundary',
+          },
+          boundary,
+        );
+      }
+    }
+  }
+
+  if (start < 0) {
+    // No IRQ boundary at all: detected in process context (write/ioctl/injection, workqueue).
+    const pc = kept.find((f) => role(rules, 'process-context', f));
+    const th = kept.find((f) => role(rules, 'thread-entry', f));
+    const fn = pc ?? th;
+    return result(
+      {
+        class: 'none',
+        function: fn ? fn.function : null,
+        module: fn?.module ?? null,
+        signature: 'none',
+        reason: pc
+          ? `detected in process context (${pc.function})`
+          : th
+            ? `detected in a kernel thread (${th.function})`
+            : 'no interrupt boundary in the stack',
+      },
+      0,
+    );
+  }
+
+  // 3. The interrupted context: skip primitives (kept for the signature) and `?` frames.
+  const prims: string[] = [];
+  let fallback = -1;
+  let chosen = -1;
+  let lastPrim = -1;
+  for (let i = start; i < kept.length; i++) {
+    const f = kept[i]!;
+    if (f.inline && i + 1 < kept.length) continue;
+    if (role(rules, 'irq-entry', f) || role(rules, 'thread-entry', f)) {
+      if (role(rules, 'thread-entry', f)) break;
+      continue;
+    }
+    if (role(rules, 'primitives', f)) {
+      if (f.reliable) {
+        const n = sigName(f);
+        if (prims[prims.length - 1] !== n) prims.push(n);
+        lastPrim = i;
+      }
+      continue;
+    }
+    if (!f.reliable) {
+      if (fallback < 0 && !pointsPastEnd(f) && !f.unsymbolized) fallback = i;
+      continue;
+    }
+    chosen = i;
+    break;
+  }
+  if (chosen < 0) chosen = fallback >= 0 ? fallback : lastPrim;
+  if (chosen < 0) {
+    // Only unsymbolized addresses (no kallsyms): rank by the first address.
+    const firstAddr = kept.slice(start).findIndex((f) => f.unsymbolized);
+    if (firstAddr >= 0) chosen = start + firstAddr;
+  }
+  if (chosen < 0) {
+    const allThread = kept
+      .slice(start)
+      .every((f) => role(rules, 'thread-entry', f) || role(rules, 'irq-entry', f));
+    return result(
+      {
+        class: 'none',
+        function: null,
+        module: null,
+        signature: 'none',
+        reason: allThread
+          ? 'period handled in a kernel thread, nothing interrupted'
+          : 'no usable frame after the IRQ boundary',
+      },
+      boundary,
+    );
+  }
+  const off = kept[chosen]!;
+  const idle = (f: Frame | undefined): boolean => f !== undefined && role(rules, 'idle', f);
+  if (idle(off) || idle(kept[start])) {
+    const fn = idle(kept[start]) ? kept[start]! : off;
+    return result(
+      {
+        class: 'idle',
+        function: fn.function,
+        module: fn.module ?? null,
+        signature: 'idle',
+        reason: `the CPU was idle (${fn.function})`,
+      },
+      boundary,
+      chosen,
+    );
+  }
+  if (prims[prims.length - 1] === sigName(off)) prims.pop();
+  const signature = [...prims, sigName(off)].join(' | ');
+  return result(
+    {
+      class: 'kernel',
+      function: off.function,
+      module: off.module ?? null,
+      signature,
+      reason:
+        regsMode === 'kernel'
+          ? 'interrupted kernel registers (RIP/EIP/pc)'
+          : 'first frame after the IRQ boundary',
+    },
+    boundary,
+    chosen,
+  );
+}

@@ -1,0 +1,92 @@
+// Ranking: kernel offenders by count (function + module), with their share of ALL events,
+// how many distinct signatures they cover, and example lines. Idle / user / none are
+// counted in the summary, never ranked as offenders. Deterministic order.
+import { RULES_VERSION } from './rules.js';
+import type { AnalysisSummary, OffenderRank, XrunEvent } from './types.js';
+
+// Example lines kept per offender: enough to find the dumps, small in JSON.
+const MAX_EXAMPLES = 10;
+
+/** Ranks kernel offenders; callable on merged events (sessions, aggregation). */
+export function rankOffenders(events: readonly XrunEvent[]): OffenderRank[] {
+  const total = events.length;
+  const groups = new Map<
+    string,
+    {
+      function: string;
+      module: string | null;
+      count: number;
+      sigs: Map<string, number>;
+      lines: number[];
+      sources: string[];
+    }
+  >();
+  for (const ev of events) {
+    const o = ev.offender;
+    if (o.class !== 'kernel' || o.function === null) continue;
+    const key = `${o.function}\u0000${o.module ?? ''}`;
+    let g = groups.get(key);
+    if (!g) {
+      g = {
+        function: o.function,
+        module: o.module,
+        count: 0,
+        sigs: new Map(),
+        lines: [],
+        sources: [],
+      };
+      groups.set(key, g);
+    }
+    g.count++;
+    g.sigs.set(o.signature, (g.sigs.get(o.signature) ?? 0) + 1);
+    if (g.lines.length < MAX_EXAMPLES) {
+      g.lines.push(ev.line);
+      g.sources.push(ev.source ?? '');
+    }
+  }
+  const out: OffenderRank[] = [];
+  for (const g of groups.values()) {
+    const sigs = [...g.sigs.entries()].sort(
+      (a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0),
+    );
+    const rank: OffenderRank = {
+      function: g.function,
+      module: g.module,
+      signature: sigs[0]![0],
+      count: g.count,
+      share: total > 0 ? g.count / total : 0,
+      signatures: sigs.length,
+      lines: g.lines,
+    };
+    if (g.sources.some((s) => s !== '')) rank.sources = g.sources;
+    out.push(rank);
+  }
+  out.sort(
+    (a, b) =>
+      b.count - a.count ||
+      (a.function < b.function ? -1 : a.function > b.function ? 1 : 0) ||
+      (a.module ?? '').localeCompare(b.module ?? ''),
+  );
+  return out;
+}
+
+/** Per-kind and per-class counts for the report header and `--json` summary. */
+export function summarize(
+  events: readonly XrunEvent[],
+  offenders: readonly OffenderRank[],
+  lines = 0,
+): AnalysisSummary {
+  const s: AnalysisSummary = {
+    events: events.length,
+    byKind: { xrun: 0, hw_ptr_error: 0, invalid_position: 0 },
+    byClass: { kernel: 0, idle: 0, user: 0, none: 0 },
+    offenders: offenders.length,
+    lines,
+    rulesVersion: RULES_VERSION,
+  };
+  for (const e of events) {
+    s.byKind[e.kind]++;
+    s.byClass[e.offender.class]++;
+  }
+  return s;
+}

@@ -1,0 +1,207 @@
+// Human reports of an analysis: plain text (terminal) and markdown (bug reports). The
+// conclusion comes first in plain language; "the CPU was idle" is an answer too.
+import type { AnalysisResult, Frame, OffenderRank, XrunEvent } from './types.js';
+
+export interface ReportOptions {
+  /** Offenders shown in the ranking (default 10). */
+  top?: number;
+  /** Show every event's stack (default: the first 20 events). */
+  verbose?: boolean;
+}
+
+// Events printed with their stacks unless --verbose: enough to read, short enough to scroll.
+const DEFAULT_EVENTS_SHOWN = 20;
+
+const pct = (x: number): string => `${(x * 100).toFixed(x >= 0.1 || x === 0 ? 0 : 1)}%`;
+const plural = (n: number, word: string, many = `${word}s`): string =>
+  `${n} ${n === 1 ? word : many}`;
+
+function offenderName(o: { function: string; module: string | null }): string {
+  return o.module ? `${o.function} [${o.module}]` : o.function;
+}
+
+function kindPhrase(r: AnalysisResult): string {
+  const k = r.summary.byKind;
+  const parts: string[] = [];
+  if (k.xrun) parts.push(plural(k.xrun, 'XRUN'));
+  if (k.hw_ptr_error) parts.push(plural(k.hw_ptr_error, 'hw-pointer error'));
+  if (k.invalid_position) parts.push(plural(k.invalid_position, 'invalid-position report'));
+  return parts.join(', ');
+}
+
+function describeSignature(o: OffenderRank): string {
+  const s = o.signature;
+  if (/_unlock_irq|local_irq_(?:enable|restore)|irq_restore|irq_enable/.test(s)) {
+    return ' with interrupts off (the timer fired the moment they came back on)';
+  }
+  if (/local_bh_enable/.test(s)) return ' with softirqs off';
+  if (/preempt/.test(s)) return ' with preemption off';
+  return '';
+}
+
+/** The one-paragraph plain-language conclusion. */
+export function conclusion(r: AnalysisResult): string {
+  const n = r.summary.events;
+  if (n === 0) {
+    return 'No XRUN, hw-pointer or invalid-position reports were found in the input. If you expected some, check that xrun_debug was enabled (bit 0 for messages, bit 1 for stacks: `echo 3 > /proc/asound/card0/pcm0p/xrun_debug`) and that the log kept KERN_DEBUG/KERN_WARNING messages.';
+  }
+  const c = r.summary.byClass;
+  const s: string[] = [`${plural(n, 'event')} (${kindPhrase(r)}).`];
+  if (c.kernel > 0) {
+    const top = r.offenders.slice(0, 3);
+    const first = top[0]!;
+    const lead = c.kernel === n ? `In all ${n}` : `In ${c.kernel} of ${n}`;
+    s.push(
+      `${lead} the interrupt arrived late while the CPU was running kernel code; the top offender is \`${offenderName(first)}\` (${first.count} event${first.count === 1 ? '' : 's'}, ${pct(first.share)} of all)${describeSignature(first)}.`,
+    );
+    if (top.length > 1) {
+      s.push(
+        `Next: ${top
+          .slice(1)
+          .map((o) => `\`${offenderName(o)}\` (${o.count})`)
+          .join(', ')}.`,
+      );
+    }
+  }
+  if (c.idle > 0) {
+    s.push(
+      `In ${c.idle} the CPU was idle: nothing in the stack delayed the interrupt, so look at the application (late writes, too small a buffer) or at interrupt latency on other CPUs.`,
+    );
+  }
+  if (c.user > 0)
+    s.push(`In ${c.user} user-space code was interrupted: no kernel offender in the stack.`);
+  if (c.none > 0) {
+    s.push(
+      `${c.none} had no usable interrupted context (no stack printed, or detected in process context such as the application's own write): enable stacks with xrun_debug bit 1 to see more.`,
+    );
+  }
+  return s.join(' ');
+}
+
+function wrap(text: string, width = 78, indent = ''): string {
+  const words = text.split(/\s+/);
+  const lines: string[] = [];
+  let cur = indent;
+  for (const w of words) {
+    if (cur.length + w.length + 1 > width && cur.trim().length > 0) {
+      lines.push(cur.trimEnd());
+      cur = indent;
+    }
+    cur += (cur.trim().length > 0 ? ' ' : '') + w;
+  }
+  if (cur.trim().length > 0) lines.push(cur.trimEnd());
+  return lines.join('\n');
+}
+
+function frameText(f: Frame): string {
+  let t = f.reliable ? '' : '? ';
+  t += f.function;
+  if (f.offset !== undefined && f.size !== undefined)
+    t += `+0x${f.offset.toString(16)}/0x${f.size.toString(16)}`;
+  if (f.module) t += ` [${f.module}]`;
+  return t;
+}
+
+function eventTitle(e: XrunEvent): string {
+  const where = e.source ? `${e.source}:${e.line}` : `line ${e.line}`;
+  const t = e.time !== undefined ? ` at ${e.time.toFixed(6)}s` : '';
+  const o = e.offender;
+  const who =
+    o.class === 'kernel'
+      ? `kernel: ${offenderName({ function: o.function ?? '?', module: o.module })}`
+      : o.class === 'idle'
+        ? `idle${o.function ? ` (${o.function})` : ''}`
+        : o.class;
+  return `${where}${t}  ${e.kind}${e.pcm ? ` ${e.pcm}` : ''}  → ${who}`;
+}
+
+function stackLines(e: XrunEvent): string[] {
+  return e.frames.map(
+    (f, i) => `${i === e.offenderIndex ? '>>' : '  '} ${f.context.padEnd(7)} ${frameText(f)}`,
+  );
+}
+
+/** Plain-text report: conclusion, ranking, then each event with its normalised stack. */
+export function renderTextReport(r: AnalysisResult, opts: ReportOptions = {}): string {
+  const top = opts.top ?? 10;
+  const out: string[] = [wrap(conclusion(r)), ''];
+  if (r.offenders.length > 0) {
+    out.push('Offenders (interrupted kernel code, most frequent first)');
+    const rows = r.offenders.slice(0, top);
+    const w = Math.min(48, Math.max(8, ...rows.map((o) => offenderName(o).length)));
+    out.push(
+      `  ${'#'.padStart(3)}  ${'count'.padStart(5)}  ${'share'.padStart(5)}  ${'function'.padEnd(w)}  sigs  lines`,
+    );
+    rows.forEach((o, i) => {
+      out.push(
+        `  ${String(i + 1).padStart(3)}  ${String(o.count).padStart(5)}  ${pct(o.share).padStart(5)}  ${offenderName(o).padEnd(w)}  ${String(o.signatures).padStart(4)}  ${o.lines.slice(0, 5).join(', ')}`,
+      );
+      out.push(`  ${''.padStart(3)}  signature: ${o.signature}`);
+    });
+    if (r.offenders.length > rows.length)
+      out.push(`  … ${r.offenders.length - rows.length} more (--top N)`);
+    out.push('');
+  }
+  const c = r.summary.byClass;
+  const k = r.summary.byKind;
+  out.push(
+    `Classes: kernel ${c.kernel}, idle ${c.idle}, user ${c.user}, none ${c.none}   Kinds: xrun ${k.xrun}, hw_ptr_error ${k.hw_ptr_error}, invalid_position ${k.invalid_position}`,
+  );
+  if (r.warnings.length > 0) {
+    out.push('', 'Warnings:');
+    for (const w of r.warnings) out.push(`  - ${w}`);
+  }
+  if (r.events.length > 0) {
+    const shown = opts.verbose ? r.events : r.events.slice(0, DEFAULT_EVENTS_SHOWN);
+    out.push('', 'Events (>> marks the offender frame)');
+    for (const e of shown) {
+      out.push('', `  ${eventTitle(e)}`);
+      out.push(`     ${e.header}`);
+      if (e.offender.reason) out.push(`     why: ${e.offender.reason}`);
+      for (const l of stackLines(e)) out.push(`   ${l}`);
+    }
+    if (shown.length < r.events.length)
+      out.push('', `  … ${r.events.length - shown.length} more events (--verbose shows all)`);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** Markdown report for pasting into a bug report. */
+export function renderMarkdownReport(r: AnalysisResult, opts: ReportOptions = {}): string {
+  const top = opts.top ?? 10;
+  const out: string[] = ['## xrunhunt analysis', '', conclusion(r), ''];
+  if (r.offenders.length > 0) {
+    out.push(
+      '### Offenders',
+      '',
+      '| # | count | share | function | signature | lines |',
+      '|---:|---:|---:|---|---|---|',
+    );
+    r.offenders.slice(0, top).forEach((o, i) => {
+      out.push(
+        `| ${i + 1} | ${o.count} | ${pct(o.share)} | \`${offenderName(o)}\` | \`${o.signature}\` | ${o.lines.slice(0, 5).join(', ')} |`,
+      );
+    });
+    out.push('');
+  }
+  const c = r.summary.byClass;
+  out.push(
+    `Classes: kernel ${c.kernel}, idle ${c.idle}, user ${c.user}, none ${c.none}. Rules version ${r.summary.rulesVersion}.`,
+    '',
+  );
+  if (r.warnings.length > 0) {
+    out.push('### Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
+  }
+  if (r.events.length > 0) {
+    out.push('### Events', '');
+    const shown = opts.verbose ? r.events : r.events.slice(0, DEFAULT_EVENTS_SHOWN);
+    for (const e of shown) {
+      out.push(`- ${eventTitle(e).replace(/\s+→/, ' →')}`);
+      if (e.frames.length > 0)
+        out.push('', '  ```', ...stackLines(e).map((l) => `  ${l}`), '  ```', '');
+    }
+    if (shown.length < r.events.length)
+      out.push('', `… ${r.events.length - shown.length} more events.`);
+  }
+  return out.join('\n') + '\n';
+}
