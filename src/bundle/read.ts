@@ -15,11 +15,15 @@ export function isGzip(bytes: Uint8Array): boolean {
 }
 
 /** Decompresses if gzipped; names truncation and corruption precisely. */
-export function decodeBundleBytes(bytes: Uint8Array, label: string): string {
+export function decodeBundleBytes(
+  bytes: Uint8Array,
+  label: string,
+  maxBytes: number = MAX_BUNDLE_BYTES,
+): string {
   let raw: Uint8Array = bytes;
   if (isGzip(bytes)) {
     try {
-      raw = gunzipSync(bytes, { maxOutputLength: MAX_BUNDLE_BYTES });
+      raw = gunzipSync(bytes, { maxOutputLength: maxBytes });
     } catch (err) {
       const code = errnoCode(err);
       const why =
@@ -27,26 +31,30 @@ export function decodeBundleBytes(bytes: Uint8Array, label: string): string {
           ? 'the gzip data is truncated (the file was cut short while copying or uploading)'
           : code === 'ERR_BUFFER_TOO_LARGE' ||
               /larger than|too large/i.test(String((err as Error).message))
-            ? `it decompresses to more than ${MAX_BUNDLE_BYTES} bytes`
+            ? `it decompresses to more than ${maxBytes} bytes`
             : `the gzip data is corrupt (${(err as Error).message})`;
       throw new XrunhuntError('format', `${label}: ${why}`, {
         hint: 'ask for the bundle again; xrunhunt writes complete files only',
       });
     }
   }
-  if (raw.length > MAX_BUNDLE_BYTES) {
+  if (raw.length > maxBytes) {
     throw new XrunhuntError(
       'format',
-      `${label}: ${raw.length} bytes is larger than the ${MAX_BUNDLE_BYTES}-byte limit`,
+      `${label}: ${raw.length} bytes is larger than the ${maxBytes}-byte limit`,
     );
   }
   return Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength).toString('utf8');
 }
 
 /** Parses and validates bundle bytes (raw JSON or gzip). `name` appears in every error. */
-export function parseBundleBytes(bytes: Uint8Array, name = 'bundle'): Bundle {
+export function parseBundleBytes(
+  bytes: Uint8Array,
+  name = 'bundle',
+  maxBytes: number = MAX_BUNDLE_BYTES,
+): Bundle {
   const label = name === 'bundle' ? 'bundle' : `bundle ${name}`;
-  const text = decodeBundleBytes(bytes, label);
+  const text = decodeBundleBytes(bytes, label, maxBytes);
   let json: unknown;
   try {
     json = JSON.parse(text);

@@ -1,0 +1,165 @@
+// `xrunhunt serve`: a small HTTP receiver so users can send bundles with `xrunhunt submit`
+// (or curl) into an inbox that `aggregate --watch` ingests.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defineCommand } from '../command.js';
+import { writeNdjson } from '../output.js';
+import { UsageError, XrunhuntError, errnoCode } from '../../errors.js';
+import { parseDuration, parseSize } from '../../units.js';
+import { parseRateLimit } from '../../bundle/rate-limit.js';
+import {
+  isLoopbackHost,
+  parseListen,
+  startReceiver,
+  type UploadResult,
+} from '../../bundle/receiver.js';
+
+/** Reads a token file: one line, at least 16 characters (a guessable token is no token). */
+export function readTokenFile(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new XrunhuntError(
+      errnoCode(err) === 'ENOENT' ? 'not-found' : 'input',
+      `cannot read the token file ${path}: ${(err as Error).message}`,
+      { hint: 'create one with: head -c 32 /dev/urandom | base64 > token && chmod 600 token' },
+    );
+  }
+  const token = text.trim();
+  if (token.length < 16 || /\s/.test(token)) {
+    throw new XrunhuntError(
+      'input',
+      `the token in ${path} must be one line of at least 16 characters without spaces (found ${token.length} characters)`,
+      { hint: 'create one with: head -c 32 /dev/urandom | base64 > token && chmod 600 token' },
+    );
+  }
+  return token;
+}
+
+export default defineCommand({
+  name: 'serve',
+  summary: 'receive bundles over HTTP into an inbox folder (for aggregate --watch)',
+  usage: 'serve --inbox DIR [options]',
+  description: `
+Accepts POST of one bundle (JSON or gzip) at / or /bundles, validates it, and writes it
+atomically into the inbox as <sha256>.json[.gz]. Answers: 201 accepted, 200 duplicate,
+400 invalid (with the reason), 401 missing/wrong token, 413 too large, 429 too many uploads
+from one client (Retry-After), 503 busy. Listens on loopback unless told otherwise; put it
+behind a TLS reverse proxy to collect over the internet, and always use --token then.`,
+  examples: [
+    'xrunhunt serve --inbox /srv/xrunhunt/inbox',
+    'xrunhunt serve --inbox ./inbox --listen 0.0.0.0:8734 --token /etc/xrunhunt/token',
+    'curl --data-binary @bundle.json.gz http://127.0.0.1:8734/',
+  ],
+  options: {
+    inbox: {
+      type: 'string',
+      valueName: 'DIR',
+      description: 'folder accepted bundles are written to (created if missing)',
+    },
+    listen: {
+      type: 'string',
+      valueName: 'HOST:PORT',
+      default: '127.0.0.1:8734',
+      description: 'address to listen on (port 0 picks a free one)',
+    },
+    token: {
+      type: 'string',
+      valueName: 'FILE',
+      description: 'require "Authorization: Bearer <token>" with the token in FILE',
+    },
+    'max-size': {
+      type: 'string',
+      valueName: 'SIZE',
+      default: '8M',
+      description: 'largest upload accepted (512K, 8M)',
+    },
+    'rate-limit': {
+      type: 'string',
+      valueName: 'N/PERIOD',
+      default: '60/1m',
+      description: 'uploads allowed per client address (10/s, 60/1m, 1000/1h)',
+    },
+    duration: {
+      type: 'string',
+      valueName: 'DURATION',
+      description: 'stop after DURATION (30s, 2h); default: until Ctrl-C',
+    },
+    json: {
+      type: 'boolean',
+      description: 'log as NDJSON on stdout (listening address, one record per upload)',
+    },
+  },
+  async run(ctx) {
+    const { io, values } = ctx;
+    if (!values.inbox)
+      throw new UsageError('serve needs --inbox DIR: the folder uploaded bundles are written to');
+    const listen = parseListen(values.listen);
+    if (!listen) {
+      throw new UsageError(
+        `invalid --listen "${values.listen}": expected HOST:PORT, e.g. 127.0.0.1:8734 or [::1]:8734`,
+      );
+    }
+    const maxBytes = parseSize(values['max-size'], '--max-size');
+    if (maxBytes < 1024)
+      throw new UsageError(
+        `--max-size ${values['max-size']} is too small: a bundle needs at least 1K`,
+      );
+    const rateLimit = parseRateLimit(values['rate-limit']);
+    if (!rateLimit) {
+      throw new UsageError(
+        `invalid --rate-limit "${values['rate-limit']}": expected N/PERIOD, e.g. 10/s, 60/1m, 1000/1h`,
+      );
+    }
+    const durationMs =
+      values.duration === undefined ? null : parseDuration(values.duration, '--duration');
+    const token = values.token ? readTokenFile(resolve(io.cwd, values.token)) : null;
+    const inbox = resolve(io.cwd, values.inbox);
+    mkdirSync(inbox, { recursive: true });
+    if (!isLoopbackHost(listen.host) && token === null) {
+      io.stderr.write(
+        `xrunhunt: warning: listening on ${listen.host} without --token: anyone who can reach this port can fill the inbox\n`,
+      );
+    }
+    const counts = { accepted: 0, duplicate: 0, rejected: 0 };
+    const onResult = (r: UploadResult): void => {
+      if (r.status === 201) counts.accepted++;
+      else if (r.status === 200) counts.duplicate++;
+      else counts.rejected++;
+      if (values.json) writeNdjson(io.stdout, { type: 'upload', ...r });
+      else {
+        io.stderr.write(
+          `${new Date().toISOString()} ${r.client} ${r.status} ${r.id ?? r.error ?? ''}\n`,
+        );
+      }
+    };
+    const rx = await startReceiver({
+      inbox,
+      token,
+      maxBytes,
+      rateLimit,
+      host: listen.host,
+      port: listen.port,
+      onResult,
+    });
+    if (values.json) writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox });
+    else io.stderr.write(`listening on ${rx.url} → ${inbox} (Ctrl-C to stop)\n`);
+    await new Promise<void>((done) => {
+      const timer = durationMs === null ? undefined : setTimeout(done, durationMs);
+      const stop = (): void => {
+        if (timer) clearTimeout(timer);
+        done();
+      };
+      if (ctx.signal.aborted) stop();
+      else ctx.signal.addEventListener('abort', stop, { once: true });
+    });
+    await rx.close();
+    if (values.json) writeNdjson(io.stdout, { type: 'stopped', ...counts });
+    else
+      io.stderr.write(
+        `stopped: ${counts.accepted} accepted, ${counts.duplicate} duplicate, ${counts.rejected} rejected\n`,
+      );
+    return 0;
+  },
+});
