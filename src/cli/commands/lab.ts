@@ -1,0 +1,354 @@
+// `xrunhunt lab …`: a real kernel with a virtual sound card in QEMU (build, run, exec,
+// session, status). The work is in src/lab/; this file maps options to it.
+import { homedir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { defineCommand } from '../command.js';
+import type { CommandGroup, CommandContext } from '../command.js';
+import { writeJson } from '../output.js';
+import { UsageError, XrunhuntError } from '../../errors.js';
+import { parseDuration, parseInteger, parseSize } from '../../units.js';
+import { buildLabKernel, readBuildMeta, resolveLabBuild } from '../../lab/build-kernel.js';
+import { labCacheRoot } from '../../lab/lab-paths.js';
+import { parseInjectSpec } from '../../lab/inject-spec.js';
+import { innerXrunhuntArgv, runLab } from '../../lab/lab-runner.js';
+import type { PreemptModel } from '../../lab/qemu-command.js';
+import type { AccelRequest } from '../../lab/kvm-probe.js';
+import { cachedKvmProbe, kvmDeviceStatus } from '../../lab/kvm-probe.js';
+import type { GuestCommand } from '../../lab/guest-script.js';
+import { describeMismatch } from '../../lab/kernel-config.js';
+import { cachedSourceTrees, checkUserKernel } from '../../lab/user-kernel.js';
+
+const profileOption = {
+  type: 'string',
+  valueName: 'NAME',
+  default: 'debug',
+  description: 'kernel profile: the fragment lab/kernel/NAME.config',
+} as const;
+
+const RUN_OPTIONS = {
+  profile: profileOption,
+  kernel: {
+    type: 'string',
+    valueName: 'PATH',
+    description: 'boot this bzImage instead of the cached build (its config is checked)',
+  },
+  preempt: {
+    type: 'string',
+    valueName: 'MODEL',
+    description:
+      'preemption model: none, voluntary or full (default: voluntary; full with --inject)',
+  },
+  threadirqs: {
+    type: 'boolean',
+    description: 'boot with threadirqs (interrupt handlers in threads)',
+  },
+  cpus: { type: 'string', valueName: 'N', default: '2', description: 'guest CPUs' },
+  mem: { type: 'string', valueName: 'SIZE', default: '1G', description: 'guest memory (512M, 2G)' },
+  timeout: {
+    type: 'string',
+    valueName: 'DURATION',
+    default: '10m',
+    description: 'kill the guest after DURATION, boot included (90s, 10m)',
+  },
+  scratch: {
+    type: 'string',
+    valueName: 'SIZE',
+    default: '1G',
+    description: 'fresh ext4 scratch disk at /mnt/scratch for loads (0 for none; 512M, 2G)',
+  },
+  inject: {
+    type: 'string',
+    valueName: 'SPEC',
+    description:
+      'ground-truth offender while the command runs: lockup:<ms>[:irq|:preempt|:softirq]',
+  },
+  out: {
+    type: 'string',
+    valueName: 'DIR',
+    description: 'move the results folder (command output files, dmesg.txt) to DIR (new or empty)',
+  },
+  accel: {
+    type: 'string',
+    valueName: 'MODE',
+    default: 'auto',
+    description: 'auto (KVM only after a test boot works), kvm or tcg',
+  },
+  console: { type: 'boolean', description: "print the guest's serial console on stderr" },
+} as const;
+
+type RunValues = CommandContext<typeof RUN_OPTIONS>['values'];
+
+// Turns the shared run options into a request and boots the lab; returns the exit code.
+async function bootWith(
+  ctx: CommandContext<typeof RUN_OPTIONS>,
+  command: GuestCommand,
+): Promise<number> {
+  const v: RunValues = ctx.values;
+  const preempt = v.preempt;
+  if (preempt !== undefined && !['none', 'voluntary', 'full'].includes(preempt)) {
+    throw new UsageError(`--preempt must be none, voluntary or full, got "${preempt}"`);
+  }
+  if (!['auto', 'kvm', 'tcg'].includes(v.accel)) {
+    throw new UsageError(`--accel must be auto, kvm or tcg, got "${v.accel}"`);
+  }
+  const memBytes = parseSize(v.mem, '--mem');
+  if (memBytes < 256 * 1024 * 1024)
+    throw new UsageError(`--mem must be at least 256M, got "${v.mem}"`);
+  const scratchBytes = v.scratch === '0' ? 0 : parseSize(v.scratch, '--scratch');
+  if (scratchBytes !== 0 && scratchBytes < 64 * 1024 * 1024) {
+    throw new UsageError(
+      `--scratch must be 0 or at least 64M (ext4 with a journal), got "${v.scratch}"`,
+    );
+  }
+  const result = await runLab({
+    profile: v.profile,
+    ...(v.kernel !== undefined ? { kernelPath: v.kernel } : {}),
+    command,
+    accel: v.accel as AccelRequest,
+    cpus: parseInteger(v.cpus, '--cpus', 1, 64),
+    memMiB: Math.floor(memBytes / (1024 * 1024)),
+    timeoutMs: parseDuration(v.timeout, '--timeout'),
+    scratchBytes,
+    ...(preempt !== undefined ? { preempt: preempt as PreemptModel } : {}),
+    threadirqs: v.threadirqs,
+    ...(v.inject !== undefined ? { inject: parseInjectSpec(v.inject) } : {}),
+    ...(v.out !== undefined ? { outDir: v.out } : {}),
+    showConsole: v.console,
+    env: ctx.io.env,
+    signal: ctx.signal,
+    stdout: ctx.io.stdout,
+    stderr: ctx.io.stderr,
+  });
+  if (result.interrupted) return 130;
+  if (result.exitCode === null) {
+    throw new XrunhuntError(
+      'lab',
+      result.timedOut
+        ? `the lab guest did not finish within ${v.timeout} and was killed`
+        : 'the lab guest stopped without reporting the command exit code',
+      {
+        hint: `console log and partial results: ${result.resultsDir}; raise --timeout or see --console`,
+      },
+    );
+  }
+  return result.exitCode;
+}
+
+const build = defineCommand({
+  name: 'lab build',
+  summary: 'build (or reuse) the lab kernel: sound debug options, snd-dummy, 9p root, test_lockup',
+  usage: 'lab build [--profile NAME] [--kernel PATH] [--force] [--json]',
+  description: `Builds Linux from Debian's linux-source-6.1 with the profile's config fragment merged over
+defconfig + kvm_guest.config, checks that every requested option survived, and caches the
+bzImage, modules and config in ~/.cache/xrunhunt/lab/<profile>-<hash>/ (hash of the fragment and
+the source version). Missing Debian packages are installed when run as root. Takes 7–12 minutes
+on 2 cores the first time; later calls reuse the cache. With --kernel PATH nothing is built: the
+given bzImage's config is checked against the profile and missing options are named.`,
+  examples: ['xrunhunt lab build', 'xrunhunt lab build --kernel ~/linux/arch/x86/boot/bzImage'],
+  options: {
+    profile: profileOption,
+    kernel: {
+      type: 'string',
+      valueName: 'PATH',
+      description: "check a user's bzImage instead of building",
+    },
+    force: { type: 'boolean', description: 'rebuild from scratch even when a cached build exists' },
+    json: { type: 'boolean', description: 'print the build record as JSON' },
+  },
+  async run(ctx) {
+    const { io, values } = ctx;
+    const cacheRoot = labCacheRoot(io.env, homedir());
+    if (values.kernel !== undefined) {
+      const r = resolveLabBuild(values.profile, cacheRoot, io.env);
+      const check = await checkUserKernel(
+        values.kernel,
+        r.fragmentText,
+        cachedSourceTrees(cacheRoot),
+      );
+      if (values.json) writeJson(io.stdout, check);
+      else if (check.configSource === null) {
+        io.stdout.write(
+          `${check.bzImage}: no config found (no config file beside it, no IKCONFIG inside)\n`,
+        );
+      } else if (check.mismatches.length === 0) {
+        io.stdout.write(
+          `${check.bzImage}: config (${check.configSource}) has every option of the ${values.profile} profile\n`,
+        );
+      } else {
+        io.stdout.write(
+          `${check.bzImage}: config (${check.configSource}) lacks ${check.mismatches.length} option(s) of the ${values.profile} profile:\n` +
+            check.mismatches.map((m) => `  ${describeMismatch(m)}\n`).join(''),
+        );
+      }
+      return check.configSource !== null && check.essentialMissing.length === 0 ? 0 : 1;
+    }
+    let transient = false;
+    const result = await buildLabKernel({
+      profile: values.profile,
+      cacheRoot,
+      env: io.env,
+      force: values.force,
+      signal: ctx.signal,
+      live: io.stderrIsTTY,
+      progress: (line, live) => {
+        if (live) {
+          io.stderr.write(`\r\x1b[K${line}`);
+          transient = true;
+        } else {
+          if (transient) io.stderr.write('\n');
+          transient = false;
+          io.stderr.write(`${line}\n`);
+        }
+      },
+    });
+    if (transient) io.stderr.write('\n');
+    if (values.json)
+      writeJson(io.stdout, { built: result.built, ...result.meta, dir: result.layout.dir });
+    else {
+      const m = result.meta;
+      io.stdout.write(
+        `${result.built ? 'built' : 'cached'}: lab kernel ${m.kernelRelease} (profile ${m.profile})\n` +
+          `  image:   ${m.bzImage}\n  modules: ${m.modulesDir}\n  config:  ${m.config}\n` +
+          (result.built ? `  build:   ${m.buildSeconds} s, ${m.objectsCompiled} objects\n` : ''),
+      );
+    }
+    return 0;
+  },
+});
+
+const run = defineCommand({
+  name: 'lab run',
+  summary: 'run an xrunhunt command inside the lab kernel (as root, with snd-dummy)',
+  usage: 'lab run [options] -- <xrunhunt args>',
+  description: `Boots the cached lab kernel in QEMU (KVM when a test boot works, TCG otherwise) with the
+host's / as a read-only root, a fresh ext4 scratch disk at /mnt/scratch, and a writable results
+folder as the working directory; runs "xrunhunt <args>" inside as root with its output streamed
+here, writes the guest's kernel log to dmesg.txt in the results, and exits with the inner
+command's exit code. A hung guest is killed after --timeout.`,
+  examples: [
+    'xrunhunt lab run -- doctor',
+    'xrunhunt lab run --inject lockup:10:irq --out lockup-run -- session --phases idle:20s --json',
+  ],
+  options: RUN_OPTIONS,
+  positionals: true,
+  async run(ctx) {
+    const args = [...ctx.positionals, ...ctx.rest];
+    if (args.length === 0)
+      throw new UsageError('lab run needs the xrunhunt command to run: xrunhunt lab run -- <args>');
+    return bootWith(ctx, { kind: 'argv', argv: innerXrunhuntArgv(args) });
+  },
+});
+
+const exec = defineCommand({
+  name: 'lab exec',
+  summary: 'run any shell command line inside the lab kernel',
+  usage: 'lab exec [options] -- <shell command>',
+  description: `Like "lab run", but the words after -- are a shell command line run by sh -c in the guest
+(e.g. aplay, cat /proc/asound/cards, a kernel developer's own test).`,
+  examples: [
+    "xrunhunt lab exec -- 'cat /proc/asound/cards; uname -r'",
+    'xrunhunt lab exec --preempt full -- aplay -D hw:0,0 -d 5 /dev/zero',
+  ],
+  options: RUN_OPTIONS,
+  positionals: true,
+  async run(ctx) {
+    const words = [...ctx.positionals, ...ctx.rest];
+    if (words.length === 0)
+      throw new UsageError('lab exec needs a command: xrunhunt lab exec -- <shell command>');
+    return bootWith(ctx, { kind: 'shell', line: words.join(' ') });
+  },
+});
+
+const session = defineCommand({
+  name: 'lab session',
+  summary: 'a full diagnostic session inside the lab (= lab run -- session <args>)',
+  usage: 'lab session [lab options] [-- <session args>]',
+  description: `The main job on a machine without a sound card: "xrunhunt session" inside the lab kernel,
+ending with the ranked offenders here. Session options go after --.`,
+  examples: [
+    'xrunhunt lab session -- --phases idle:20s,io:20s',
+    'xrunhunt lab session --inject lockup:10:irq -- --json',
+  ],
+  options: RUN_OPTIONS,
+  positionals: true,
+  async run(ctx) {
+    return bootWith(ctx, {
+      kind: 'argv',
+      argv: innerXrunhuntArgv(['session', ...ctx.positionals, ...ctx.rest]),
+    });
+  },
+});
+
+const status = defineCommand({
+  name: 'lab status',
+  summary: 'cache location, built kernels, KVM or TCG',
+  usage: 'lab status [--json]',
+  options: { json: { type: 'boolean', description: 'print as JSON' } },
+  async run(ctx) {
+    const { io } = ctx;
+    const cacheRoot = labCacheRoot(io.env, homedir());
+    const builds = existsSync(cacheRoot)
+      ? readdirSync(cacheRoot)
+          .map((name) => readBuildMeta(join(cacheRoot, name, 'meta.json')))
+          .filter((m) => m !== undefined)
+      : [];
+    const current = builds.map((m) => {
+      let upToDate = false;
+      try {
+        upToDate = resolveLabBuild(m.profile, cacheRoot, io.env).key === m.key;
+      } catch {
+        upToDate = false;
+      }
+      return { ...m, upToDate };
+    });
+    const kvm = kvmDeviceStatus();
+    const probe = cachedKvmProbe(cacheRoot);
+    let qemu: string | null = null;
+    try {
+      qemu = execFileSync('qemu-system-x86_64', ['--version']).toString().split('\n')[0] ?? null;
+    } catch {
+      qemu = null;
+    }
+    const accel = !kvm.usable
+      ? `TCG (${kvm.reason})`
+      : probe
+        ? probe.ok
+          ? 'KVM (test boot worked)'
+          : `TCG (${probe.reason})`
+        : 'not probed yet (the next lab run tries a KVM test boot)';
+    if (io.stdout && ctx.values.json) {
+      writeJson(io.stdout, {
+        cacheRoot,
+        builds: current,
+        kvmDevice: kvm,
+        kvmProbe: probe ?? null,
+        accel,
+        qemu,
+      });
+      return 0;
+    }
+    io.stdout.write(
+      `cache:  ${cacheRoot}\nqemu:   ${qemu ?? 'not installed (apt-get install qemu-system-x86)'}\naccel:  ${accel}\n`,
+    );
+    if (current.length === 0) io.stdout.write('builds: none (run: xrunhunt lab build)\n');
+    for (const m of current) {
+      io.stdout.write(
+        `build:  ${m.profile} ${m.kernelRelease} ${m.upToDate ? 'current' : 'stale (fragment or source changed)'}, built ${m.builtAt} in ${m.buildSeconds} s${m.testLockupModule ? ', test_lockup.ko' : ''}\n        ${m.bzImage}\n`,
+      );
+    }
+    return 0;
+  },
+});
+
+const lab: CommandGroup = {
+  name: 'lab',
+  summary: 'a real kernel with a virtual sound card in QEMU: build, run, exec, session, status',
+  description: `The lab boots a Linux kernel built with the kernel's XRUN reporting and the snd-dummy
+card, with the host's / as its root, so xrunhunt can find real offenders on machines without
+sound hardware, and kernel developers can stress their own builds. See docs/lab.md.`,
+  subcommands: [build, run, exec, session, status],
+};
+
+export default lab;

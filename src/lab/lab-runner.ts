@@ -1,0 +1,147 @@
+// What `lab run`, `lab exec` and `lab session` share: pick the kernel (cached build of a
+// profile, or the user's --kernel), check it, choose the accelerator, boot, report how it went.
+// Also the argv that starts this same xrunhunt inside the guest.
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Writable } from 'node:stream';
+import { XrunhuntError } from '../errors.js';
+import { readBuildMeta, resolveLabBuild } from './build-kernel.js';
+import { describeMismatch } from './kernel-config.js';
+import { chooseAccel } from './kvm-probe.js';
+import type { AccelRequest } from './kvm-probe.js';
+import { labCacheRoot, repoRoot } from './lab-paths.js';
+import type { PreemptModel } from './qemu-command.js';
+import { describeGuestEnd, runInGuest } from './run-guest.js';
+import type { GuestKernel, GuestRunResult } from './run-guest.js';
+import type { GuestCommand } from './guest-script.js';
+import type { LockupInjection } from './inject-spec.js';
+import { cachedSourceTrees, checkUserKernel } from './user-kernel.js';
+
+export interface LabRunRequest {
+  profile: string;
+  kernelPath?: string;
+  command: GuestCommand;
+  accel: AccelRequest;
+  cpus: number;
+  memMiB: number;
+  timeoutMs: number;
+  scratchBytes: number;
+  preempt?: PreemptModel;
+  threadirqs: boolean;
+  inject?: LockupInjection;
+  outDir?: string;
+  showConsole: boolean;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  stdout: Writable;
+  stderr: Writable;
+}
+
+// The command that runs this same xrunhunt in the guest (same checkout path: `/` is shared):
+// from sources through tsx when the host runs from sources, else the built bin.
+export function innerXrunhuntArgv(args: string[]): string[] {
+  const fromSources = fileURLToPath(import.meta.url).endsWith('.ts');
+  if (fromSources) {
+    return [
+      process.execPath,
+      '--import',
+      import.meta.resolve('tsx'),
+      join(repoRoot, 'src', 'cli', 'main.ts'),
+      ...args,
+    ];
+  }
+  return [process.execPath, join(repoRoot, 'bin', 'xrunhunt.js'), ...args];
+}
+
+// Finds the kernel to boot: the user's --kernel, else the cached build of the profile.
+export async function resolveGuestKernel(
+  profile: string,
+  kernelPath: string | undefined,
+  env: NodeJS.ProcessEnv,
+  note: (line: string) => void,
+): Promise<GuestKernel> {
+  const cacheRoot = labCacheRoot(env, homedir());
+  const r = resolveLabBuild(profile, cacheRoot, env);
+  if (kernelPath !== undefined) {
+    const check = await checkUserKernel(kernelPath, r.fragmentText, cachedSourceTrees(cacheRoot));
+    if (check.configSource === null) {
+      note(
+        `lab: no config found for ${check.bzImage} (no config file beside it, no IKCONFIG); booting it unchecked`,
+      );
+    } else if (check.essentialMissing.length > 0) {
+      throw new XrunhuntError(
+        'unsupported',
+        `--kernel ${check.bzImage} lacks options the lab needs: ${check.essentialMissing.map(describeMismatch).join(', ')}`,
+        {
+          hint: `config read from ${check.configSource}; rebuild with lab/kernel/${profile}.config merged in`,
+        },
+      );
+    } else if (check.mismatches.length > 0) {
+      note(
+        `lab: --kernel differs from the ${profile} profile in: ${check.mismatches.map(describeMismatch).join(', ')}`,
+      );
+    }
+    return { bzImage: check.bzImage, testLockupModule: null };
+  }
+  const meta = readBuildMeta(r.layout.meta);
+  if (!meta) {
+    throw new XrunhuntError(
+      'not-found',
+      `no lab kernel is built for profile "${profile}" (looked in ${r.layout.dir})`,
+      {
+        hint: `build it first (7–12 min on 2 cores): xrunhunt lab build --profile ${profile}`,
+      },
+    );
+  }
+  return {
+    bzImage: meta.bzImage,
+    testLockupModule: meta.testLockupModule,
+    kernelRelease: meta.kernelRelease,
+  };
+}
+
+// Boots the lab for one command and returns how it ended; notes go to stderr.
+export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
+  const note = (line: string) => req.stderr.write(`${line}\n`);
+  const kernel = await resolveGuestKernel(req.profile, req.kernelPath, req.env, note);
+  const cacheRoot = labCacheRoot(req.env, homedir());
+  let preempt = req.preempt;
+  if (req.inject) {
+    if (preempt === undefined) preempt = 'full';
+    else if (preempt !== 'full') {
+      note(
+        `lab: warning: --inject under preempt=${preempt}: test_lockup's busy cooldown can starve the co-pinned player (platform-facts §5a); preempt=full is the measured recipe`,
+      );
+    }
+  }
+  const choice = await chooseAccel(req.accel, kernel, cacheRoot, req.signal);
+  note(
+    `lab: ${choice.reason}; booting ${kernel.kernelRelease ?? kernel.bzImage} (${req.cpus} CPUs, ${req.memMiB} MiB, preempt=${preempt ?? 'voluntary'}${req.threadirqs ? ', threadirqs' : ''}${req.inject ? `, inject lockup ${req.inject.sectionMs} ms ${req.inject.mode}` : ''})`,
+  );
+  const result = await runInGuest({
+    kernel,
+    command: req.command,
+    accel: choice.accel,
+    cpus: req.cpus,
+    memMiB: req.memMiB,
+    timeoutMs: req.timeoutMs,
+    scratchBytes: req.scratchBytes,
+    preempt: preempt ?? 'voluntary',
+    threadirqs: req.threadirqs,
+    ...(req.inject ? { inject: req.inject } : {}),
+    ...(req.outDir ? { outDir: req.outDir } : {}),
+    signal: req.signal,
+    stdout: req.stdout,
+    stderr: req.stderr,
+    note,
+    showConsole: req.showConsole,
+  });
+  note(
+    `${describeGuestEnd(result, req.timeoutMs)}; boot ${result.bootMs === null ? 'did not complete' : `${(result.bootMs / 1000).toFixed(1)} s`}, total ${(result.totalMs / 1000).toFixed(1)} s (${result.accel.toUpperCase()}); results in ${result.resultsDir}`,
+  );
+  if (result.exitCode === null && !result.interrupted) {
+    note(`lab: last console lines:\n${result.consoleTail.map((l) => `  ${l}`).join('\n')}`);
+  }
+  return result;
+}
