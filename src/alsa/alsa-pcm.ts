@@ -1,7 +1,7 @@
 // The real PcmBinding: opens a PCM through libasound, negotiates parameters with the `_near`
 // calls, reports what was granted and which hardware PCM (if any) sits underneath.
 import type { Handle, Asound, Timespec } from './libasound.js';
-import { loadAsound } from './libasound.js';
+import { loadAsound, takeAlsaMessages } from './libasound.js';
 import { AlsaError, ERRNO } from './alsa-error.js';
 import type { GrantedParams, HwPcm, PcmBinding, PcmStatus } from './pcm-binding.js';
 
@@ -47,8 +47,9 @@ export class AlsaPcm implements PcmBinding {
   /** Opens `device` for playback (non-blocking: the engine waits with snd_pcm_wait). */
   static open(device: string, lib: Asound = loadAsound()): AlsaPcm {
     const out: [Handle] = [null];
+    takeAlsaMessages();
     const rc = lib.open(out, device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK);
-    if (rc < 0) throw openError(lib, device, rc);
+    if (rc < 0) throw openError(lib, device, rc, takeAlsaMessages());
     return new AlsaPcm(lib, out[0], device);
   }
 
@@ -251,9 +252,13 @@ export class AlsaPcm implements PcmBinding {
 }
 
 // A failed open says which device, why, and how to find one that exists.
-function openError(lib: Asound, device: string, rc: number): AlsaError {
+function openError(lib: Asound, device: string, rc: number, said: string[]): AlsaError {
   const errno = -rc;
-  const alsaMessage = lib.strerror(rc);
+  // libasound's last own line is the most specific ("Unknown PCM nosuch").
+  const last = said.at(-1);
+  const alsaMessage = last
+    ? `${lib.strerror(rc)} (libasound: ${last.replace(/^[^:]*: /, '')})`
+    : lib.strerror(rc);
   const init = { op: 'snd_pcm_open', errno, alsaMessage, device, hint: LIST_HINT };
   if (errno === ERRNO.ENOENT || errno === ERRNO.ENODEV) {
     const noCards = device === 'default' || /^(plug)?hw:|^(plug)?hw$|^sysdefault/.test(device);

@@ -83,6 +83,45 @@ export interface Asound {
 
 let cached: Asound | undefined;
 
+// libasound prints its own diagnostics to stderr ("ALSA lib pcm.c:2666:(...) Unknown PCM
+// default"). A thread-local handler (snd_lib_error_set_local, va_list formatted with libc's
+// vsnprintf) keeps them instead, so errors can quote them and stderr stays ours.
+const MAX_KEPT_MESSAGES = 16;
+const MESSAGE_BYTES = 512;
+const libMessages: string[] = [];
+let errorHandler: unknown;
+
+/** Returns and clears libasound's own diagnostics since the last call (this thread only). */
+export function takeAlsaMessages(): string[] {
+  return libMessages.splice(0, libMessages.length);
+}
+
+function installErrorHandler(lib: LibraryHandle): void {
+  try {
+    const libc = koffi.load('libc.so.6');
+    const proto = koffi.proto(
+      'void xrh_alsa_error_handler(const char *file, int line, const char *func, int err, const char *fmt, void *ap)',
+    );
+    const setLocal = lib.func('void *snd_lib_error_set_local(xrh_alsa_error_handler *func)');
+    const vsnprintf = libc.func(
+      'int vsnprintf(_Out_ uint8_t *str, size_t size, const char *format, void *ap)',
+    );
+    const buf = Buffer.alloc(MESSAGE_BYTES);
+    errorHandler = koffi.register(
+      (_file: string, _line: number, func: string, _err: number, fmt: string, ap: unknown) => {
+        const n = vsnprintf(buf, MESSAGE_BYTES, fmt, ap) as number;
+        const text = buf.subarray(0, Math.max(0, Math.min(n, MESSAGE_BYTES - 1))).toString();
+        libMessages.push(`${func}: ${text}`);
+        if (libMessages.length > MAX_KEPT_MESSAGES) libMessages.shift();
+      },
+      koffi.pointer(proto),
+    );
+    setLocal(errorHandler);
+  } catch {
+    // Older libasound without snd_lib_error_set_local: its messages go to stderr as before.
+  }
+}
+
 /** Loads libasound once per thread; a missing library is one clear line with the package to install. */
 export function loadAsound(): Asound {
   if (cached) return cached;
@@ -96,6 +135,7 @@ export function loadAsound(): Asound {
       { hint: 'install it: apt-get install libasound2 (Fedora: dnf install alsa-lib)', cause: err },
     );
   }
+  installErrorHandler(lib);
   koffi.opaque('snd_pcm_t');
   koffi.opaque('snd_pcm_hw_params_t');
   koffi.opaque('snd_pcm_sw_params_t');
