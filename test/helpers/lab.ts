@@ -1,0 +1,65 @@
+// For tests that need the lab VM: whether a lab kernel is built, and how to run xrunhunt or a
+// shell command inside it (through the real CLI: `xrunhunt lab run|exec`). In CI (CI=true) a
+// missing kernel is a failure, not a skip: .ci/run builds it before the tests.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readBuildMeta, resolveLabBuild } from '../../src/lab/build-kernel.js';
+import type { LabBuildMeta } from '../../src/lab/build-kernel.js';
+import { labCacheRoot } from '../../src/lab/lab-paths.js';
+import { runCli } from './cli.js';
+import type { CliResult } from './cli.js';
+
+export type LabAvailability = { ok: true; meta: LabBuildMeta } | { ok: false; reason: string };
+
+/** The built kernel of a profile (default `debug`) and QEMU, or why the lab cannot run here. */
+export function labAvailable(profile = 'debug'): LabAvailability {
+  try {
+    execFileSync('qemu-system-x86_64', ['--version'], { stdio: 'ignore' });
+  } catch {
+    return { ok: false, reason: 'qemu-system-x86_64 is not installed' };
+  }
+  const r = resolveLabBuild(profile, labCacheRoot(process.env, homedir()), process.env);
+  const meta = readBuildMeta(r.layout.meta);
+  if (!meta || !existsSync(meta.bzImage)) {
+    return {
+      ok: false,
+      reason: `no lab kernel built for profile ${profile} (run: xrunhunt lab build --profile ${profile})`,
+    };
+  }
+  return { ok: true, meta };
+}
+
+/**
+ * The `skip` option for node:test: a reason outside CI when the lab is unavailable, else false
+ * (in CI the test runs and fails loudly if the kernel is missing).
+ */
+export function labSkip(profile = 'debug'): string | false {
+  if (process.env['CI'] === 'true') return false;
+  const a = labAvailable(profile);
+  return a.ok ? false : `lab unavailable: ${a.reason}`;
+}
+
+export interface LabRunOptions {
+  /** Options for `lab run|exec` itself (e.g. ['--inject', 'lockup:10:irq', '--out', dir]). */
+  labOptions?: string[];
+  /** Kill the whole `xrunhunt lab` process after this long (ms); default 5 min. */
+  timeoutMs?: number;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Runs `xrunhunt <args>` inside the lab: `xrunhunt lab run [labOptions] -- <args>`. */
+export function runInLab(args: string[], opts: LabRunOptions = {}): Promise<CliResult> {
+  return runCli(['lab', 'run', ...(opts.labOptions ?? []), '--', ...args], {
+    timeoutMs: opts.timeoutMs ?? 300_000,
+    ...(opts.env ? { env: opts.env } : {}),
+  });
+}
+
+/** Runs a shell command line inside the lab: `xrunhunt lab exec [labOptions] -- <line>`. */
+export function execInLab(line: string, opts: LabRunOptions = {}): Promise<CliResult> {
+  return runCli(['lab', 'exec', ...(opts.labOptions ?? []), '--', line], {
+    timeoutMs: opts.timeoutMs ?? 300_000,
+    ...(opts.env ? { env: opts.env } : {}),
+  });
+}

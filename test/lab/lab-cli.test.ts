@@ -1,0 +1,69 @@
+// `xrunhunt lab` input handling through the real CLI: clear errors, nothing lost, no VM needed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCli } from '../helpers/cli.js';
+
+const emptyCache = () => mkdtempSync(join(tmpdir(), 'xrunhunt-lab-cache-'));
+
+test('lab run without a built kernel names the profile and says how to build it', async () => {
+  const cache = emptyCache();
+  try {
+    const r = await runCli(['lab', 'run', '--', 'doctor'], { env: { XRUNHUNT_LAB_CACHE: cache } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no lab kernel is built for profile "debug"/);
+    assert.match(r.stderr, /xrunhunt lab build --profile debug/);
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+});
+
+test('a bad --inject is a usage error that shows the accepted form', async () => {
+  const r = await runCli(['lab', 'run', '--inject', 'lockup:ten', '--', 'doctor']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /--inject lockup section must be a number of milliseconds/);
+  assert.match(r.stderr, /lockup:<ms>\[:irq\|:preempt\|:softirq\]/);
+});
+
+test('lab exec without a command, and bad --preempt / --accel, are usage errors', async () => {
+  const noCmd = await runCli(['lab', 'exec']);
+  assert.equal(noCmd.code, 1);
+  assert.match(noCmd.stderr, /lab exec needs a command/);
+  const preempt = await runCli(['lab', 'exec', '--preempt', 'rt', '--', 'true']);
+  assert.equal(preempt.code, 1);
+  assert.match(preempt.stderr, /--preempt must be none, voluntary or full, got "rt"/);
+  const accel = await runCli(['lab', 'exec', '--accel', 'xen', '--', 'true']);
+  assert.equal(accel.code, 1);
+  assert.match(accel.stderr, /--accel must be auto, kvm or tcg/);
+});
+
+test('an unknown profile lists the known ones', async () => {
+  const cache = emptyCache();
+  try {
+    const r = await runCli(['lab', 'build', '--profile', 'nosuch'], {
+      env: { XRUNHUNT_LAB_CACHE: cache },
+    });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /no kernel config fragment for profile "nosuch"/);
+    assert.match(r.stderr, /known profiles: .*debug/);
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+});
+
+test('lab status --json on an empty cache: no builds, the cache path, an accelerator verdict', async () => {
+  const cache = emptyCache();
+  try {
+    const r = await runCli(['lab', 'status', '--json'], { env: { XRUNHUNT_LAB_CACHE: cache } });
+    assert.equal(r.code, 0, r.stderr);
+    const s = JSON.parse(r.stdout) as { cacheRoot: string; builds: unknown[]; accel: string };
+    assert.equal(s.cacheRoot, cache);
+    assert.deepEqual(s.builds, []);
+    assert.match(s.accel, /TCG|KVM|not probed/);
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+});
