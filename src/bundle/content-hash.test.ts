@@ -1,0 +1,24 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { canonicalJson, contentHash } from './content-hash.js';
+import { fixtureJson } from './test-fixtures.js';
+import { validateBundle } from './validate.js';
+
+test('canonical JSON sorts keys at every level and drops undefined', () => {
+  assert.equal(
+    canonicalJson({ b: 1, a: { d: [2, { z: 1, y: null }], c: undefined } }),
+    '{"a":{"d":[2,{"y":null,"z":1}]},"b":1}',
+  );
+});
+
+test('the same bundle hashes the same however its keys are ordered; any change changes it', () => {
+  const a = validateBundle(fixtureJson('session-ext4-writeback.json'));
+  const b = validateBundle(
+    JSON.parse(JSON.stringify(Object.fromEntries(Object.entries(a).reverse()))),
+  );
+  assert.equal(contentHash(a), contentHash(b));
+  const c = structuredClone(a);
+  c.events[0]!.frames[0] = 'dump_stack';
+  assert.notEqual(contentHash(a), contentHash(c));
+  assert.match(contentHash(a), /^[0-9a-f]{64}$/);
+});
