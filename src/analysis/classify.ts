@@ -49,19 +49,24 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   let regsMode: 'kernel' | 'user' | undefined;
   let regsFrame: Frame | undefined;
   let markerBoundary = -1; // frames.length at the last </IRQ>/<EOI>
+  // Registers count as the interrupted context only after an IRQ boundary: a RIP: 0033 at the
+  // bottom of a process-context stack is the syscall's user registers, not an interrupt.
+  let seenIrq = false;
   for (const it of items) {
     if (it.type === 'marker') {
       if (it.marker === 'irq') {
         ctx = 'irq';
+        seenIrq = true;
       } else if (it.marker === 'nmi') ctx = 'nmi';
       else if (it.marker === 'end-irq' || it.marker === 'end-nmi') {
         ctx = 'task';
         markerBoundary = frames.length;
+        seenIrq = true;
       } else if (it.marker === 'task') ctx = 'task';
       continue;
     }
     if (it.type === 'regs') {
-      if (regsMode === undefined) {
+      if (regsMode === undefined && seenIrq) {
         regsMode = it.mode;
         regsAt = frames.length;
         if (it.frame) {
@@ -98,6 +103,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       continue;
     frames.push({ ...it.frame });
     marked.push(ctx);
+    if (!seenIrq && role(rules, 'irq-entry', it.frame)) seenIrq = true;
   }
   // Drop printer frames anywhere (they are only ever at the top).
   const keep = frames.map((f, i) => (i === regsAt && regsFrame === f) || !isStrip(rules, f));
