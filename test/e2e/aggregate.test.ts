@@ -1,0 +1,243 @@
+// `xrunhunt aggregate` end to end: real files, real SQLite, the real CLI process.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import Database from 'better-sqlite3';
+import { cliCommand, repoRoot, runCli } from '../helpers/cli.js';
+import { syntheticBundle } from '../../src/bundle/synthetic-fleet.js';
+import { validateBundle } from '../../src/bundle/validate.js';
+
+const FIX = join(repoRoot, 'test/fixtures/bundles');
+const ext4Text = readFileSync(join(FIX, 'session-ext4-writeback.json'), 'utf8');
+
+function workdir(): string {
+  return mkdtempSync(join(tmpdir(), 'xrh-agg-'));
+}
+
+interface AggJson {
+  db: string;
+  ingest: {
+    files: number;
+    added: number;
+    duplicates: number;
+    unchanged: number;
+    skipped: { file: string; reason: string }[];
+  } | null;
+  ranking: {
+    rulesVersions: { value: string; count: number }[];
+    groups: {
+      key: string | null;
+      bundles: number;
+      machines: number;
+      classes: Record<string, number>;
+      signatures: { signature: string; incidents: number; machines: number }[];
+    }[];
+  };
+}
+
+test('a folder with good, duplicate, corrupt, truncated, future and hostile-named bundles: bad ones skipped with reasons, the rest counted once', async () => {
+  const dir = workdir();
+  try {
+    const inbox = join(dir, 'bundles');
+    mkdirSync(join(inbox, 'nested'), { recursive: true });
+    for (const f of [
+      'session-ext4-writeback.json',
+      'session-lab-test-lockup.json.gz',
+      'session-v0-draft.json',
+      'future-version-7.json',
+    ]) {
+      copyFileSync(join(FIX, f), join(inbox, f));
+    }
+    // The same ext4 bundle again: gzipped, re-indented, under another name, in a subfolder.
+    writeFileSync(
+      join(inbox, 'nested', 'copy.json.gz'),
+      gzipSync(JSON.stringify(JSON.parse(ext4Text))),
+    );
+    const gz = readFileSync(join(FIX, 'session-lab-test-lockup.json.gz'));
+    writeFileSync(join(inbox, 'truncated.json.gz'), gz.subarray(0, gz.length - 40));
+    writeFileSync(
+      join(inbox, 'corrupt.json'),
+      ext4Text.replace('"endMs": 40000', '"endMs": "abc"'),
+    );
+    writeFileSync(join(inbox, 'not-json.json'), 'snd_pcm: XRUN: pcmC0D0p\n');
+    writeFileSync(join(inbox, '-rf --db x.json'), 'x');
+    writeFileSync(join(inbox, 'evil\nxrunhunt: ok.json'), '{}');
+    writeFileSync(join(inbox, '.half-written.json.tmp'), ext4Text.slice(0, 100));
+    const db = join(dir, 'fleet.db');
+    const r = await runCli(['aggregate', inbox, '--db', db, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as AggJson;
+    assert.equal(doc.ingest!.files, 10);
+    assert.equal(doc.ingest!.added, 3);
+    assert.equal(doc.ingest!.duplicates, 1);
+    const reasons = Object.fromEntries(
+      doc.ingest!.skipped.map((s) => [s.file.slice(inbox.length + 1), s.reason]),
+    );
+    assert.deepEqual(Object.keys(reasons).sort(), [
+      '-rf --db x.json',
+      'corrupt.json',
+      'evil\nxrunhunt: ok.json',
+      'future-version-7.json',
+      'not-json.json',
+      'truncated.json.gz',
+    ]);
+    assert.match(
+      reasons['corrupt.json']!,
+      /corrupt\.json: phases\[1\]\.endMs: expected a number, found "abc"/,
+    );
+    assert.match(reasons['truncated.json.gz']!, /truncated/);
+    assert.match(reasons['future-version-7.json']!, /newer xrunhunt \(formatVersion 7\)/);
+    assert.match(reasons['not-json.json']!, /not valid JSON/);
+    assert.match(reasons['evil\nxrunhunt: ok.json']!, /expected a whole number/);
+    // The hostile name is quoted on stderr: it cannot forge a line of its own.
+    assert.match(r.stderr, /skipped bundle ".*evil\\nxrunhunt: ok\.json"/);
+    assert.doesNotMatch(r.stderr, /^xrunhunt: ok/m);
+    const g = doc.ranking.groups[0]!;
+    assert.equal(g.bundles, 3);
+    assert.equal(g.machines, 3);
+    assert.deepEqual(
+      g.signatures.map((s) => [s.signature, s.incidents, s.machines]),
+      [
+        ['_raw_spin_unlock_irq | __filemap_add_folio', 6, 2],
+        ['test_unlock [test_lockup]', 3, 1],
+      ],
+    );
+
+    // Second run: nothing is read again, nothing is counted twice.
+    const again = JSON.parse(
+      (await runCli(['aggregate', inbox, '--db', db, '--json'])).stdout,
+    ) as AggJson;
+    assert.equal(again.ingest!.added, 0);
+    assert.equal(again.ingest!.unchanged, 4);
+    assert.deepEqual(again.ranking, doc.ranking);
+    // Without files: the stored ranking.
+    const shown = await runCli(['aggregate', '--db', db]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(
+      shown.stdout,
+      /^Top offender: __filemap_add_folio — 6 incidents on 2 machines, 67% of kernel-code xruns/,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--by, --since, --top and --format markdown shape the ranking; bad values are usage errors', async () => {
+  const dir = workdir();
+  try {
+    const db = join(dir, 'f.db');
+    assert.equal((await runCli(['aggregate', FIX, '--db', db, '--json'])).code, 0);
+    const byKernel = JSON.parse(
+      (await runCli(['aggregate', '--db', db, '--by', 'kernel', '--json'])).stdout,
+    ) as AggJson;
+    assert.deepEqual(
+      byKernel.ranking.groups.map((g) => [g.key, g.bundles]),
+      [
+        ['6.1.0-28-amd64', 2],
+        ['6.1.119-xrunhunt-lab', 1],
+      ],
+    );
+    const since = JSON.parse(
+      (await runCli(['aggregate', '--db', db, '--since', '2026-11-27', '--json'])).stdout,
+    ) as AggJson;
+    assert.equal(since.ranking.groups[0]!.bundles, 1);
+    const md = await runCli(['aggregate', '--db', db, '--format', 'markdown', '--top', '1']);
+    assert.match(md.stdout, /^# xrunhunt fleet ranking/);
+    assert.match(md.stdout, /\| 1 \| `_raw_spin_unlock_irq \\\| __filemap_add_folio` \| 6 \| 2 \|/);
+    assert.match(md.stdout, /1 more signatures not shown/);
+    for (const [args, re] of [
+      [['--by', 'cpu'], /invalid --by "cpu": expected one of kernel, driver, preempt, load/],
+      [['--since', 'last tuesday'], /invalid --since "last tuesday"/],
+      [['--format', 'html'], /invalid --format "html"/],
+      [['--top', '0'], /invalid --top 0/],
+      [['--watch'], /--watch needs at least one inbox folder/],
+    ] as [string[], RegExp][]) {
+      const r = await runCli(['aggregate', '--db', db, ...args]);
+      assert.equal(r.code, 1, args.join(' '));
+      assert.match(r.stderr, re);
+    }
+    const missing = await runCli(['aggregate', join(dir, 'nope'), '--db', db]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /nope: no such file or folder/);
+    writeFileSync(join(dir, 'text.db'), 'not a database at all, only some words in a file......');
+    const notDb = await runCli(['aggregate', '--db', join(dir, 'text.db')]);
+    assert.equal(notDb.code, 1);
+    assert.match(notDb.stderr, /cannot open the fleet store/);
+    assert.equal(
+      readFileSync(join(dir, 'text.db'), 'utf8'),
+      'not a database at all, only some words in a file......',
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('kill -9 during ingest, then rerun: nothing lost, nothing counted twice, batches all-or-nothing', async () => {
+  const dir = workdir();
+  try {
+    const inbox = join(dir, 'inbox');
+    mkdirSync(inbox);
+    const base = validateBundle(JSON.parse(ext4Text));
+    const N = 8000;
+    let kernelEvents = 0;
+    for (let i = 0; i < N; i++) {
+      const b = syntheticBundle(base, i, 2000);
+      kernelEvents += b.events.filter((e) => e.offender.class === 'kernel').length;
+      writeFileSync(join(inbox, `b${String(i).padStart(5, '0')}.json`), JSON.stringify(b));
+    }
+    const db = join(dir, 'fleet.db');
+    const [cmd, ...pre] = cliCommand();
+    const child = spawn(cmd!, [...pre, 'aggregate', inbox, '--db', db, '--json'], {
+      stdio: 'ignore',
+    });
+    const exited = new Promise<number | null>((res) => child.on('exit', (code) => res(code)));
+    // Wait until at least one batch is committed, then kill without warning.
+    let atKill = 0;
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      try {
+        const ro = new Database(db, { readonly: true, fileMustExist: true });
+        try {
+          atKill = ro.prepare('SELECT COUNT(*) FROM bundles').pluck().get() as number;
+        } finally {
+          ro.close();
+        }
+      } catch {
+        continue; // not created yet
+      }
+      if (atKill > 0) break;
+    }
+    child.kill('SIGKILL');
+    await exited;
+    const ro = new Database(db, { readonly: true });
+    const committed = ro.prepare('SELECT COUNT(*) FROM bundles').pluck().get() as number;
+    const files = ro.prepare('SELECT COUNT(*) FROM files').pluck().get() as number;
+    ro.close();
+    assert.ok(committed > 0 && committed < N, `killed mid-ingest (committed ${committed} of ${N})`);
+    assert.equal(committed % 500, 0, 'only whole batches (one transaction each) survive');
+    assert.equal(files, committed, 'file bookkeeping commits with its bundles');
+
+    const r = await runCli(['aggregate', inbox, '--db', db, '--json', '--top', '100'], {
+      timeoutMs: 120_000,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as AggJson;
+    assert.equal(doc.ingest!.unchanged, committed);
+    assert.equal(doc.ingest!.added, N - committed);
+    assert.equal(doc.ingest!.duplicates, 0);
+    const g = doc.ranking.groups[0]!;
+    assert.equal(g.bundles, N);
+    assert.equal(g.classes['kernel'], kernelEvents);
+    assert.equal(
+      g.signatures.reduce((n, s) => n + s.incidents, 0),
+      kernelEvents,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
