@@ -282,6 +282,19 @@ export class SettingsJournal {
     return report;
   }
 
+  /** Drops entries whose change was undone by the caller (e.g. a failed all-or-nothing change). */
+  forget(paths: string[]): void {
+    const keep = this.doc.entries.filter((e) => !paths.includes(e.path));
+    if (keep.length === this.doc.entries.length) return;
+    if (keep.length === 0) {
+      this.discard();
+      return;
+    }
+    const next = { ...this.doc, entries: keep };
+    writeFileDurably(this.fs, this.file, JSON.stringify(next, null, 2) + '\n');
+    this.doc = next;
+  }
+
   /** Deletes the journal file (after a full restore, or when nothing was ever changed). */
   discard(): void {
     try {

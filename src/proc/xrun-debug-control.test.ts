@@ -90,6 +90,7 @@ test('enable is all or nothing: a failing second write puts the first stream bac
   );
   assert.throws(() => control.enable(streams, 3), /simulated EIO/);
   assert.deepEqual(masks(), ['0', '0']);
+  assert.equal(readJournalFile(sessionJournalFile(journalDir, 1)), undefined, 'no stale entries');
 });
 
 test('enable refuses garbage in xrun_debug instead of journaling it', (t) => {

@@ -49,11 +49,13 @@ export class XrunDebugControl {
 
   /**
    * Sets `mask` on each stream, journaling every original first. All or nothing: when one
-   * write fails, the streams changed by this call are put back and the error is thrown.
+   * write fails, the streams changed by this call are put back, their fresh journal entries
+   * dropped, and the error is thrown.
    */
   enable(streams: PcmStreamInfo[], mask: number): XrunDebugChange[] {
     const changes: XrunDebugChange[] = [];
     const undo: { path: string; value: string }[] = [];
+    const recordedHere: string[] = [];
     for (const s of streams) {
       if (s.xrunDebugPath === undefined) {
         throw new XrunhuntError('unsupported', `${s.pcm} has no xrun_debug file`, {
@@ -62,6 +64,7 @@ export class XrunDebugControl {
       }
       try {
         const before = normalizeXrunDebug(this.io.read(s.xrunDebugPath));
+        if (!this.journal.has(s.xrunDebugPath)) recordedHere.push(s.xrunDebugPath);
         this.journal.set(s.xrunDebugPath, String(mask), {
           kind: XRUN_DEBUG_KIND,
           normalize: normalizeXrunDebug,
@@ -74,7 +77,13 @@ export class XrunDebugControl {
             this.io.write(u.path, u.value);
           } catch {
             // still journaled: `xrunhunt debug restore` can retry
+            recordedHere.splice(recordedHere.indexOf(u.path), 1);
           }
+        }
+        try {
+          this.journal.forget(recordedHere);
+        } catch {
+          // a stale entry holds the current value: restoring it later is harmless
         }
         throw err;
       }
