@@ -245,6 +245,13 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
         r.inModules = trimmed.startsWith('Modules linked in:');
         r.lastActivity = lineNo;
         return;
+      case 'module-tail': {
+        const last = r.items[r.items.length - 1];
+        if (last && last.type === 'frame' && last.frame.module === undefined)
+          last.frame.module = sl.module;
+        r.lastActivity = lineNo;
+        return;
+      }
       case 'partial':
       case 'skip':
         r.lastActivity = lineNo;

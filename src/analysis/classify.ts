@@ -94,8 +94,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       ) {
         // syzkaller prints several RIP lines (inline chain); the last one is the real function.
         regsFrame = { ...it.frame };
-        frames.push(regsFrame);
-        marked.push('task');
+        frames[regsAt] = regsFrame;
       }
       continue;
     }

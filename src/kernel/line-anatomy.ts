@@ -41,12 +41,19 @@ const DMESG_T_RE = /^\[[^\]\d]{0,24}\d{1,4}[^\]]{0,24}?\d\d:\d\d:\d\d[^\]]{0,12}
 const DMESG_H_RE =
   /^(?:\[[^\]\d\s]{1,12}\d{1,2} \d\d:\d\d\]|\[\s*[+-]\s*\d+\.\d+\]|\[\s*[+-]\d+\.\d+\]) ?/u;
 const LEVEL_RE = /^<(\d{1,2})>/;
+// dmesg -x: `kern  :warn  : `.
+const DMESG_X_RE =
+  /^(?:kern|user|mail|daemon|auth|syslog|lpr|news|uucp|cron|authpriv|ftp|local\d)\s*:\s*(?:emerg|alert|crit|err|warn|notice|info|debug)\s*: ?/;
+// Colours from `dmesg --color=always` / journalctl pasted with escapes.
+const ESC = String.fromCharCode(27);
+const ANSI_RE = new RegExp(`${ESC}\\[[0-9;]*[A-Za-z]`, 'g');
 const PRINTK_TS_RE = /^\[\s*(\d+\.\d+)\] ?/;
 const CALLER_RE = /^\[\s*([TC]\d+)\] ?/;
 
 /** Parses one physical line; `afterKmsg` says the previous line was a kmsg record (dictionary lines follow those). */
 export function parseLogLine(raw: string, afterKmsg = false): LogLine {
   let s = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+  if (s.includes(ESC)) s = s.replace(ANSI_RE, '');
   const line: LogLine = { body: '', transport: 'none', quoteDepth: 0 };
 
   if (afterKmsg && KMSG_DICT_RE.test(s)) {
@@ -64,6 +71,10 @@ export function parseLogLine(raw: string, afterKmsg = false): LogLine {
     }
   }
 
+  if (s.charCodeAt(0) >= 97 && s.charCodeAt(0) <= 117) {
+    const x = DMESG_X_RE.exec(s);
+    if (x) s = s.slice(x[0].length);
+  }
   const c = s.charCodeAt(0);
   if (c >= 48 && c <= 57) {
     const k = KMSG_RE.exec(s);

@@ -16,6 +16,8 @@ export type StackLine =
   | { kind: 'regs'; mode: 'kernel' | 'user'; frame?: Frame }
   /** An address printed alone (mail-wrapped frame, F12): the symbol follows on the next line. */
   | { kind: 'partial' }
+  /** The wrapped tail of a frame: ` [snd_pcm] (8)` — the module of the previous frame. */
+  | { kind: 'module-tail'; module: string }
   | { kind: 'skip' }
   /** `CPU: … PID: …` / `Pid: …, comm:` — the first line of every dump_stack(). */
   | { kind: 'context'; cpuLine: boolean }
@@ -211,6 +213,8 @@ export function classifyStackLine(body: string): StackLine {
     if (/^\[<[0-9a-fA-F]+>\]\s*$/.test(t)) return { kind: 'frames', tokens };
   }
   if (/^\[<[0-9a-fA-F]+>\]\s*\??\s*$/.test(t)) return { kind: 'partial' };
+  const tail = /^\[([\w-]+)\](?:\s+\(\d+\))?$/.exec(t);
+  if (tail) return { kind: 'module-tail', module: tail[1]! };
 
   const c = t.charCodeAt(0);
   if (c === 82 /* R */ || c === 69 /* E */ || c === 73 /* I */) {

@@ -1,0 +1,226 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { analyzeText, createLogAnalyzer } from './analyzer.js';
+import { rankOffenders } from './rank.js';
+import type { XrunEvent } from './types.js';
+
+const X = 'snd_dummy snd_dummy.0: XRUN: pcmC0D0p:0';
+const IRQ_CHAIN = [
+  ' <IRQ>',
+  ' dump_stack_lvl+0x4c/0x63',
+  ' __snd_pcm_xrun.cold+0x5/0xa',
+  ' snd_pcm_update_hw_ptr0+0x23a/0x6f0',
+  ' snd_pcm_period_elapsed+0x22/0x40',
+  ' dummy_hrtimer_callback+0x91/0xd0',
+  ' __hrtimer_run_queues+0x112/0x2b0',
+  ' hrtimer_interrupt+0x10b/0x230',
+  ' __sysvec_apic_timer_interrupt+0x55/0x100',
+  ' sysvec_apic_timer_interrupt+0x35/0x90',
+  ' </IRQ>',
+  ' <TASK>',
+  ' asm_sysvec_apic_timer_interrupt+0x16/0x20',
+];
+const dump = (rip: string, callers: string[]): string[] => [
+  X,
+  'CPU: 0 PID: 1 Comm: x Not tainted 6.1.0 #1',
+  'Call Trace:',
+  ...IRQ_CHAIN,
+  `RIP: 0010:${rip}`,
+  'RSP: 0018:ffffb5a3c05b7c58 EFLAGS: 00000246',
+  ...callers.map((c) => ` ${c}`),
+  ' </TASK>',
+];
+
+test('a header with no stack is still an event (class none)', () => {
+  const r = analyzeText('XRUN: pcmC0D0p\nsomething else\n');
+  assert.equal(r.events.length, 1);
+  assert.equal(r.events[0]!.offender.class, 'none');
+  assert.equal(r.events[0]!.line, 1);
+});
+
+test('a headerless stack after a finished record is never attached to it', () => {
+  const lines = [
+    ...dump('_raw_spin_unlock_irq+0x15/0x30', ['__filemap_add_folio+0x225/0x410']),
+    'snd_pcm_update_hw_ptr0: 12 callbacks suppressed',
+    'CPU: 0 PID: 1 Comm: x Not tainted 6.1.0 #1',
+    'Call Trace:',
+    ...IRQ_CHAIN,
+    'RIP: 0010:jbd2_journal_commit_transaction+0x1e2/0x1b90',
+  ];
+  const r = analyzeText(lines.join('\n'));
+  assert.equal(r.events.length, 1);
+  assert.equal(r.events[0]!.offender.function, '__filemap_add_folio');
+  // Without the "callbacks suppressed" line the second CPU: line still ends the first record.
+  const r2 = analyzeText(lines.filter((l) => !l.includes('suppressed')).join('\n'));
+  assert.equal(r2.events.length, 1);
+  assert.equal(r2.events[0]!.offender.function, '__filemap_add_folio');
+});
+
+test('non-ALSA reports with snd_pcm frames are not events', () => {
+  const lines = [
+    '------------[ cut here ]------------',
+    'WARNING: CPU: 0 PID: 12 at sound/core/pcm_lib.c:441 snd_pcm_update_hw_ptr0+0x5d0/0x6f0',
+    'CPU: 0 PID: 12 Comm: ksoftirqd/0 Not tainted 6.1.192 #1',
+    'Call Trace:',
+    ...IRQ_CHAIN,
+    'RIP: 0010:_raw_spin_unlock_irq+0x15/0x30',
+  ];
+  assert.equal(analyzeText(lines.join('\n')).events.length, 0);
+});
+
+test('an XRUN header ends at the next foreign header even when frames follow', () => {
+  const lines = [
+    X,
+    'INFO: task ip:6024 blocked for more than 120 seconds.',
+    'Call Trace:',
+    ' __schedule+0x2eb/0x8d0',
+    ' schedule+0x4f/0xc0',
+  ];
+  const r = analyzeText(lines.join('\n'));
+  assert.equal(r.events.length, 1);
+  assert.equal(r.events[0]!.frames.length, 0);
+});
+
+test('caller ids: interleaved lines of another task do not break or join records', () => {
+  const d = dump('_raw_spin_unlock_irq+0x15/0x30', [
+    '__filemap_add_folio+0x225/0x410',
+    'filemap_add_folio+0x38/0xa0',
+  ]);
+  const lines = d.map((l, i) => `[  10.${String(100000 + i)}][    C1] ${l}`);
+  lines.splice(
+    8,
+    0,
+    '[  10.100008][  T733] aplay: unrelated message',
+    '[  10.100009][  T733] XRUN: pcmC1D0c',
+  );
+  const r = analyzeText(lines.join('\n'));
+  assert.equal(r.events.length, 2);
+  const byPcm = new Map(r.events.map((e) => [e.pcm, e]));
+  assert.equal(byPcm.get('pcmC0D0p:0')?.offender.function, '__filemap_add_folio');
+  assert.equal(byPcm.get('pcmC1D0c')?.offender.class, 'none');
+});
+
+test('mixture of formats in one input, each header numbered by its input line', () => {
+  const text = [
+    '6,100,5000000,-;snd_dummy snd_dummy.0: XRUN: pcmC0D0p:0',
+    ' SUBSYSTEM=platform',
+    ' DEVICE=+platform:snd_dummy.0',
+    '4,101,5000001,-;CPU: 0 PID: 0 Comm: swapper/0 Not tainted 6.1.0 #1',
+    '4,102,5000002,-;Call Trace:',
+    '4,103,5000003,-; <IRQ>',
+    '4,104,5000004,-; sysvec_apic_timer_interrupt+0x35/0x90',
+    '4,105,5000005,-; </IRQ>',
+    '4,106,5000006,-; <TASK>',
+    '4,107,5000007,-; asm_sysvec_apic_timer_interrupt+0x16/0x20',
+    '4,108,5000008,-;RIP: 0010:intel_idle+0x47/0x90',
+    '4,109,5000009,-; cpuidle_enter_state+0x89/0x450',
+    'Jan  4 16:20:11 hummus kernel: ALSA sound/core/pcm_lib.c:155: Unexpected hw_pointer value (stream = 0, delta: -4095, max jitter = 8192): wrong interrupt acknowledge?',
+  ].join('\n');
+  const r = analyzeText(text);
+  assert.deepEqual(
+    r.events.map((e) => [e.line, e.kind, e.offender.class, e.time]),
+    [
+      [1, 'xrun', 'idle', 5],
+      [13, 'hw_ptr_error', 'none', undefined],
+    ],
+  );
+});
+
+test('syzkaller-style stacked RIP lines: the non-inline one names the function', () => {
+  const lines = [
+    X,
+    'Call Trace:',
+    ' <IRQ>',
+    ' sysvec_apic_timer_interrupt+0x93/0xc0 arch/x86/kernel/apic/apic.c:1100',
+    ' </IRQ>',
+    ' asm_sysvec_apic_timer_interrupt+0x12/0x20 arch/x86/include/asm/idtentry.h:632',
+    'RIP: 0010:native_save_fl arch/x86/include/asm/irqflags.h:29 [inline]',
+    'RIP: 0010:arch_local_save_flags arch/x86/include/asm/irqflags.h:70 [inline]',
+    'RIP: 0010:ext4_do_update_inode+0x1c9/0x250 fs/ext4/inode.c:516',
+    ' ext4_mark_iloc_dirty+0x361/0x500 fs/ext4/inode.c:647',
+  ];
+  const r = analyzeText(lines.join('\n'));
+  assert.equal(r.events[0]!.offender.function, 'ext4_do_update_inode');
+});
+
+test('unreliable frames: used only when nothing reliable follows; offset==size never', () => {
+  const r = analyzeText(
+    dump('_raw_spin_unlock_irqrestore+0x19/0x40', [
+      '? dummy_pcm_copy_kernel+0x10/0x10',
+      '? ext4_bio_write_page+0x1b0/0x590',
+    ]).join('\n'),
+  );
+  assert.equal(r.events[0]!.offender.function, 'ext4_bio_write_page');
+  const r2 = analyzeText(
+    dump('_raw_spin_unlock_irqrestore+0x19/0x40', ['? dummy_pcm_copy_kernel+0x10/0x10']).join('\n'),
+  );
+  assert.equal(r2.events[0]!.offender.function, '_raw_spin_unlock_irqrestore');
+});
+
+test('bounded memory: frames dropped beyond the limit, offenders still counted', () => {
+  const a = createLogAnalyzer({ maxEventsWithFrames: 3 });
+  for (let i = 0; i < 10; i++)
+    for (const l of dump('test_unlock+0x5d/0x250 [test_lockup]', [
+      'test_lockup+0x18d/0x230 [test_lockup]',
+    ]))
+      a.push(l);
+  const r = a.finish();
+  assert.equal(r.events.length, 10);
+  assert.equal(r.events[2]!.frames.length > 0, true);
+  assert.equal(r.events[3]!.frames.length, 0);
+  assert.equal(r.offenders[0]!.count, 10);
+  assert.ok(r.warnings.some((w) => w.includes('without their frames')));
+});
+
+test('overlong lines are truncated with a warning, not buffered', () => {
+  const r = analyzeText(`${'x'.repeat(200000)}\nXRUN: pcmC0D0p\n`, { maxLineLength: 1000 });
+  assert.equal(r.events.length, 1);
+  assert.equal(r.events[0]!.line, 2);
+  assert.ok(r.warnings.some((w) => w.includes('truncated')));
+});
+
+test('skipLines keeps line numbers right for the IO fast path', () => {
+  const a = createLogAnalyzer();
+  a.push('random: crng init done');
+  assert.equal(a.idle(), true);
+  a.skipLines(41);
+  a.push('XRUN: pcmC0D0p');
+  assert.equal(a.idle(), false);
+  assert.equal(a.finish().events[0]!.line, 43);
+});
+
+test('rankOffenders: count, share of all events, distinct signatures, deterministic order', () => {
+  const ev = (
+    fn: string | null,
+    sig: string,
+    cls: XrunEvent['offender']['class'],
+    line: number,
+  ): XrunEvent => ({
+    kind: 'xrun',
+    pcm: null,
+    line,
+    header: 'XRUN: pcmC0D0p',
+    frames: [],
+    offender: { class: cls, function: fn, module: null, signature: sig },
+  });
+  const evs = [
+    ev('b', 'b', 'kernel', 1),
+    ev('a', '_raw_spin_unlock_irq | a', 'kernel', 2),
+    ev('a', 'a', 'kernel', 3),
+    ev('b', 'b', 'kernel', 4),
+    ev('cpu_idle', 'idle', 'idle', 5),
+    ev(null, 'user', 'user', 6),
+  ];
+  const r = rankOffenders(evs);
+  assert.deepEqual(
+    r.map((o) => [o.function, o.count, o.share, o.signatures, o.lines]),
+    [
+      ['a', 2, 2 / 6, 2, [2, 3]],
+      ['b', 2, 2 / 6, 1, [1, 4]],
+    ],
+  );
+  assert.deepEqual(
+    rankOffenders([...evs].reverse()).map((o) => o.function),
+    ['a', 'b'],
+  );
+});
