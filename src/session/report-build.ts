@@ -146,6 +146,7 @@ export function buildSessionReport(c: CollectedSession): SessionReport {
     conclusion: [],
     suggestions: [],
     xruns,
+    injectedXruns: c.xruns.filter((x) => x.injected === true).length,
     kernelCapture: {
       source: c.capture.source,
       lostMessages: c.capture.lostMessages,
@@ -240,6 +241,12 @@ export function concludeSession(
         (worst ? `; most under \`${worst.kind}\` (${worst.xruns}, ${worst.xrunsPerMin}/min)` : '') +
         '.',
     );
+    const injected = r.injectedXruns;
+    if (injected > 0) {
+      conclusion.push(
+        `${injected} of them followed a stall injected on purpose (--inject-stall): the self-test shows xruns are detected and timed here.`,
+      );
+    }
     if (quiet.length > 0 && loud.length > 0) {
       conclusion.push(
         `No xruns under ${quiet.map((ph) => `\`${ph.kind}\``).join(', ')}: the xruns come with the load, not the setup.`,
@@ -308,7 +315,9 @@ export function concludeSession(
       `the kernel runs preempt=${r.host.preempt}: a "preempt=full" boot (PREEMPT_DYNAMIC kernels) shortens non-preemptible sections`,
     );
   }
-  for (const l of r.limitations) conclusion.push(l);
+  if (r.events.length === 0 && r.limitations.length > 0) {
+    conclusion.push(`No kernel XRUN dumps were captured. ${r.limitations[0]}`);
+  }
   return { conclusion, suggestions };
 }
 

@@ -78,6 +78,8 @@ export interface SessionReport {
   /** What to try next, concrete. */
   suggestions: string[];
   xruns: ReportXrun[];
+  /** Xruns that followed a deliberate --inject-stall (self-test). */
+  injectedXruns: number;
   kernelCapture: {
     source: CaptureSourceName;
     lostMessages: number;

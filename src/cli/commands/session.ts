@@ -1,0 +1,220 @@
+// `xrunhunt session`: the full diagnostic loop — preflight, xrun_debug on the PCM actually
+// opened, kernel-log capture, real-time playback under load phases, correlation, a ranked
+// report with a conclusion, and a bundle folder. Restores xrun_debug whatever happens.
+import { homedir, tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { defineCommand } from '../command.js';
+import { writeJson } from '../output.js';
+import { defaultJournalDir } from '../../proc/index.js';
+import { machineId } from '../../bundle/index.js';
+import {
+  DEFAULT_PERIOD,
+  DEFAULT_PERIODS,
+  DEFAULT_PHASES,
+  DEFAULT_RATE,
+  DEFAULT_RT_PRIORITY,
+  defaultOutDir,
+  parseSessionValues,
+} from '../../session/session-options.js';
+import { defaultSessionDeps } from '../../session/default-deps.js';
+import { startSession } from '../../session/run-session.js';
+import { renderReportMarkdown, renderReportText } from '../../session/report-text.js';
+
+/** The package version (not imported from main.js: that would be a module cycle). */
+function toolVersion(): string {
+  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+}
+
+export const SESSION_OPTIONS = {
+  device: {
+    type: 'string',
+    valueName: 'DEVICE',
+    default: 'default',
+    description: 'ALSA playback device (hw:0,0, plughw:CARD=PCH, plug:jack; see "aplay -L")',
+  },
+  period: {
+    type: 'string',
+    valueName: 'FRAMES',
+    default: DEFAULT_PERIOD,
+    description: 'period size in frames',
+  },
+  periods: {
+    type: 'string',
+    valueName: 'N',
+    default: DEFAULT_PERIODS,
+    description: 'periods per buffer (buffer = period × N frames)',
+  },
+  rate: {
+    type: 'string',
+    valueName: 'HZ',
+    default: DEFAULT_RATE,
+    description: 'sample rate in Hz',
+  },
+  phases: {
+    type: 'string',
+    valueName: 'PLAN',
+    default: DEFAULT_PHASES,
+    description:
+      'load phases KIND:DURATION[,...] (durations 500ms, 10s, 2m; kinds idle, write, fsync, metadata, read, memory, cpu, fork, external)',
+  },
+  duration: {
+    type: 'string',
+    valueName: 'DURATION',
+    description: 'stop after DURATION in all (10s, 2m), cutting the phase plan short',
+  },
+  mask: {
+    type: 'string',
+    valueName: 'MASK',
+    default: '3',
+    description: 'xrun_debug mask to set (1 header, 2 stack dump, 3 both; 0 = leave it alone)',
+  },
+  capture: {
+    type: 'string',
+    valueName: 'HOW',
+    default: 'auto',
+    description: 'kernel capture: auto, xrun_debug (kernel log), kprobe, or none (userspace only)',
+  },
+  'load-dir': {
+    type: 'string',
+    valueName: 'DIR',
+    description:
+      'run disk loads in DIR, on the filesystem to stress (default: the system temp dir)',
+  },
+  out: {
+    type: 'string',
+    valueName: 'DIR',
+    description: 'bundle folder (default: ./xrunhunt-<date>-<time>/)',
+  },
+  'max-xruns': {
+    type: 'string',
+    valueName: 'N',
+    description: 'stop early once more than N xruns happened (exit 2)',
+  },
+  'on-xrun': {
+    type: 'string',
+    valueName: 'CMD',
+    description:
+      'run CMD (sh -c) for each xrun, at most once a second; details in XRUNHUNT_XRUN_* env vars',
+  },
+  'inject-stall': {
+    type: 'string',
+    valueName: 'MS[xN]',
+    description: 'self-test: the writer sleeps MS milliseconds N times (20x5) to force xruns',
+  },
+  'rt-priority': {
+    type: 'string',
+    valueName: 'PRIO',
+    default: DEFAULT_RT_PRIORITY,
+    description: 'SCHED_FIFO priority of the writer thread, 1-99 (0 = normal scheduling)',
+  },
+  cpu: { type: 'string', valueName: 'N', description: 'pin the writer thread to CPU N' },
+  'no-scrub': {
+    type: 'boolean',
+    description: 'keep hostname, user name and home paths in the bundle (default: scrubbed)',
+  },
+  markdown: { type: 'boolean', description: 'print the report as Markdown (for bug reports)' },
+  tui: { type: 'boolean', description: 'show the live dashboard while the session runs' },
+  json: { type: 'boolean', description: 'print the report as one JSON document on stdout' },
+  'proc-root': {
+    type: 'string',
+    valueName: 'DIR',
+    default: '/proc',
+    description: 'read /proc files from DIR (a copied tree, tests)',
+  },
+  'sys-root': {
+    type: 'string',
+    valueName: 'DIR',
+    default: '/sys',
+    description: 'read /sys files from DIR (tests)',
+  },
+  'boot-root': {
+    type: 'string',
+    valueName: 'DIR',
+    default: '/boot',
+    description: 'look for config-<release> in DIR instead of /boot',
+  },
+} as const;
+
+export default defineCommand({
+  name: 'session',
+  summary:
+    'the full loop: xrun_debug on, kernel log, playback under load, ranked offenders, bundle',
+  usage: 'session [--device DEV] [--period FRAMES] [--phases PLAN] [--out DIR] [--json] [options]',
+  description: `
+Plays audio at a small buffer through a real-time thread while load phases run, turns on
+the kernel's XRUN reporting (xrun_debug) for the PCM actually opened, captures the stack
+dumps the kernel prints at each underrun from /dev/kmsg (else journalctl -k -f, else
+dmesg -W), matches them to the underruns the player saw, and ranks the kernel code that
+was running when the period interrupt came late. xrun_debug is restored at the end, on
+Ctrl-C, on errors, and - after a kill -9 - by the next xrunhunt run.
+
+On kernels without xrun_debug (most distribution kernels), or with devices without a
+kernel PCM (plug:jack), the session still measures userspace xruns, their timing and the
+load they come with, and says what it cannot see; "xrunhunt lab" runs the same session in
+a VM with a kernel that can.
+
+The bundle folder holds bundle.json.gz (for "analyze", "compare", "aggregate"),
+events.ndjson (every event as it happened), kernel.log and report.txt.
+
+Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
+  examples: [
+    'sudo xrunhunt session --device hw:0,0 --period 64',
+    'xrunhunt session --device plug:jack --phases idle:10s,write:30s --json',
+    'xrunhunt session --device hw:CARD=Dummy,DEV=0 --period 256 --load-dir /mnt/scratch --out /tmp/run1',
+    'xrunhunt session --device plug:jack --inject-stall 20x3 --phases idle:5s',
+  ],
+  options: SESSION_OPTIONS,
+  async run(ctx) {
+    const v = ctx.values;
+    const { io } = ctx;
+    const outDir = resolve(io.cwd, v.out ?? defaultOutDir(io.cwd, new Date()));
+    const plan = parseSessionValues(v, { cwd: io.cwd, tmpdir: tmpdir(), outDir });
+    const interactiveProgress = io.stderrIsTTY && !v.json && !v.tui;
+    const handle = startSession(
+      {
+        params: plan.params,
+        phases: plan.phases,
+        injectStall: plan.injectStall,
+        onXrun: v['on-xrun'] ?? null,
+        channels: 2,
+        format: 'S16_LE',
+        roots: { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] },
+        journalDir: defaultJournalDir(
+          io.env,
+          process.getuid?.() ?? 1000,
+          io.env['HOME'] || homedir(),
+        ),
+        outDir,
+        toolVersion: toolVersion(),
+        machineId: () => machineId(io.env),
+        env: io.env,
+        stderr: io.stderr,
+        stdin: io.stdin,
+        interactive: io.stderrIsTTY && (io.stdin as { isTTY?: boolean }).isTTY === true,
+        progress: interactiveProgress,
+      },
+      ctx.signal,
+      defaultSessionDeps(),
+    );
+    if (!v.json && !v.tui) {
+      io.stderr.write(
+        `xrunhunt: session running; events: ${outDir}/events.ndjson (Ctrl-C stops and reports)\n`,
+      );
+    }
+    if (v.tui) {
+      const { runDashboard } = await import('../../tui/run-dashboard.js');
+      await runDashboard(handle, {
+        stdout: io.stdout,
+        stdin: io.stdin,
+        stderr: io.stderr,
+        stdoutIsTTY: io.stdoutIsTTY,
+      });
+    }
+    const { report, exitCode } = await handle.outcome;
+    if (v.json) writeJson(io.stdout, report);
+    else if (v.markdown) io.stdout.write(renderReportMarkdown(report));
+    else if (!v.tui || !io.stdoutIsTTY) io.stdout.write(renderReportText(report));
+    return exitCode;
+  },
+});
