@@ -1,0 +1,87 @@
+// `xrunhunt play` against a real clock: the JACK dummy backend through the ALSA jack plugin
+// (plug:jack). Runs serially (test/realtime). Margins are stated next to each assertion.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { runCli } from '../helpers/cli.js';
+import { ensureJack, jackMissingReason } from '../helpers/jack.js';
+import type { JackServer } from '../helpers/jack.js';
+
+const missing = jackMissingReason();
+let jack: JackServer | undefined;
+
+before(async () => {
+  if (!missing) jack = await ensureJack();
+});
+after(async () => {
+  await jack?.stop();
+});
+
+interface PlayJson {
+  granted: { rate: number; periodFrames: number; bufferFrames: number };
+  policy: { policy: string };
+  endReason: string;
+  frames: number;
+  seconds: number;
+  stallsInjected: number;
+  xruns: {
+    time: number;
+    durationMs: number;
+    framesWritten: number;
+    injected: boolean;
+    monotonicNs: string;
+  }[];
+  histograms: { headroomUs: { count: number; min: number | null }; writeUs: { count: number } };
+}
+
+test(
+  'an idle 20 s run at period 64 / buffer 128 has no xruns',
+  { skip: missing ?? false, timeout: 60_000 },
+  async () => {
+    const r = await runCli(['play', '--device', 'plug:jack', '--duration', '20s', '--json'], {
+      timeoutMs: 50_000,
+    });
+    const j = JSON.parse(r.stdout) as PlayJson;
+    assert.equal(j.granted.periodFrames, 64);
+    assert.equal(j.granted.bufferFrames, 128);
+    assert.equal(j.policy.policy, 'SCHED_FIFO', r.stderr);
+    assert.deepEqual(j.xruns, [], r.stderr);
+    assert.equal(r.code, 0, r.stderr);
+    // JACK's dummy clock paced 47,985–48,018 frames/s in soaks here; allow 5 % for a loaded box.
+    assert.ok(j.frames > 48000 * 20 * 0.95, `frames ${j.frames}`);
+    assert.ok(j.histograms.headroomUs.count > 10_000);
+  },
+);
+
+test(
+  '--inject-stall 20x5 yields exactly 5 xruns with plausible durations, and playback continues',
+  { skip: missing ?? false, timeout: 60_000 },
+  async () => {
+    const r = await runCli(
+      ['play', '--device', 'plug:jack', '--duration', '6s', '--inject-stall', '20x5', '--json'],
+      { timeoutMs: 40_000 },
+    );
+    const j = JSON.parse(r.stdout) as PlayJson;
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(j.stallsInjected, 5);
+    assert.equal(j.xruns.length, 5, JSON.stringify(j.xruns));
+    const bufferMs = (j.granted.bufferFrames / j.granted.rate) * 1000;
+    for (const x of j.xruns) {
+      assert.equal(x.injected, true);
+      // Silent from when the queue ran dry (≤ one buffer into the stall) to the refill after
+      // it: ≥ stall − buffer − one JACK cycle (1.33 ms detection granularity); < stall + 5 ms
+      // (the refill takes two writes; 5 ms covers a late wake-up of the JACK thread).
+      assert.ok(x.durationMs >= 20 - bufferMs - 1.34, `duration ${x.durationMs} ms`);
+      assert.ok(x.durationMs < 25, `duration ${x.durationMs} ms`);
+      assert.ok(BigInt(x.monotonicNs) > 0n);
+    }
+    // Stalls are 1 s apart after a 1 s warm-up: detections at ~1, 2, 3, 4, 5 s (± 100 ms).
+    j.xruns.forEach((x, i) =>
+      assert.ok(Math.abs(x.time - (i + 1) - 0.02) < 0.1, `xrun ${i} at ${x.time}`),
+    );
+    // Frames keep advancing after each recovery: ~1 s of audio (≥ 90 %) between xruns and after the last.
+    for (let i = 1; i < 5; i++) {
+      assert.ok(j.xruns[i]!.framesWritten - j.xruns[i - 1]!.framesWritten > 48000 * 0.9);
+    }
+    assert.ok(j.frames - j.xruns[4]!.framesWritten > 48000 * 0.9, `frames ${j.frames}`);
+  },
+);
