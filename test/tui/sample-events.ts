@@ -26,7 +26,11 @@ const EXT4_FRAMES = [
 ];
 
 /** A kernel XRUN event whose offender is `fn` (kernel class) at session time `ms`. */
-export function kernelEvent(ms: number, fn = '__filemap_add_folio', module: string | null = null): SessionKernelEvent {
+export function kernelEvent(
+  ms: number,
+  fn = '__filemap_add_folio',
+  module: string | null = null,
+): SessionKernelEvent {
   return {
     kind: 'xrun',
     pcm: 'pcmC0D0p',
@@ -34,7 +38,9 @@ export function kernelEvent(ms: number, fn = '__filemap_add_folio', module: stri
     sessionMs: ms,
     phase: 'write',
     offender: { class: 'kernel', function: fn, module, signature: `_raw_spin_unlock_irq | ${fn}` },
-    frames: EXT4_FRAMES.map((f) => (f === '__filemap_add_folio' ? (module ? `${fn} [${module}]` : fn) : f)),
+    frames: EXT4_FRAMES.map((f) =>
+      f === '__filemap_add_folio' ? (module ? `${fn} [${module}]` : fn) : f,
+    ),
   };
 }
 
@@ -90,17 +96,74 @@ export function sampleEvents(): SessionEvent[] {
       policy: 'SCHED_FIFO 80',
       hwPcm: null,
     },
-    { type: 'phase-start', timeMs: 150, phase: 'idle', kind: 'idle', index: 0, total: 2, durationMs: 10_000 },
+    {
+      type: 'phase-start',
+      timeMs: 150,
+      phase: 'idle',
+      kind: 'idle',
+      index: 0,
+      total: 2,
+      durationMs: 10_000,
+    },
     { type: 'xrun', timeMs: 4210, index: 0, monotonicNs: 1e12, durationMs: 1.3, phase: 'idle' },
-    { type: 'phase-end', timeMs: 10_150, phase: 'idle', index: 0, xruns: 1, throughput: null, cut: false },
-    { type: 'phase-start', timeMs: 10_150, phase: 'write', kind: 'write', index: 1, total: 2, durationMs: 40_000 },
-    { type: 'xrun', timeMs: 12_034, index: 1, monotonicNs: 1.01e12, durationMs: 2.7, phase: 'write' },
+    {
+      type: 'phase-end',
+      timeMs: 10_150,
+      phase: 'idle',
+      index: 0,
+      xruns: 1,
+      throughput: null,
+      cut: false,
+    },
+    {
+      type: 'phase-start',
+      timeMs: 10_150,
+      phase: 'write',
+      kind: 'write',
+      index: 1,
+      total: 2,
+      durationMs: 40_000,
+    },
+    {
+      type: 'xrun',
+      timeMs: 12_034,
+      index: 1,
+      monotonicNs: 1.01e12,
+      durationMs: 2.7,
+      phase: 'write',
+    },
     { type: 'kernel-event', timeMs: 12_100, event: kernelEvent(12_034), matchedXrun: 1 },
-    { type: 'xrun', timeMs: 19_876, index: 2, monotonicNs: 1.02e12, durationMs: 2.1, phase: 'write' },
+    {
+      type: 'xrun',
+      timeMs: 19_876,
+      index: 2,
+      monotonicNs: 1.02e12,
+      durationMs: 2.1,
+      phase: 'write',
+    },
     { type: 'kernel-event', timeMs: 19_900, event: kernelEvent(19_876), matchedXrun: 2 },
-    { type: 'xrun', timeMs: 33_120, index: 3, monotonicNs: 1.03e12, durationMs: 3.4, phase: 'write' },
-    { type: 'kernel-event', timeMs: 33_200, event: kernelEvent(33_120, 'ext4_da_write_end', 'ext4'), matchedXrun: 3 },
-    { type: 'xrun', timeMs: 33_900, index: 4, monotonicNs: 1.04e12, durationMs: 0.9, phase: 'write' },
+    {
+      type: 'xrun',
+      timeMs: 33_120,
+      index: 3,
+      monotonicNs: 1.03e12,
+      durationMs: 3.4,
+      phase: 'write',
+    },
+    {
+      type: 'kernel-event',
+      timeMs: 33_200,
+      event: kernelEvent(33_120, 'ext4_da_write_end', 'ext4'),
+      matchedXrun: 3,
+    },
+    {
+      type: 'xrun',
+      timeMs: 33_900,
+      index: 4,
+      monotonicNs: 1.04e12,
+      durationMs: 0.9,
+      phase: 'write',
+    },
     {
       type: 'stats',
       timeMs: 42_000,

@@ -44,7 +44,7 @@ export function OffendersPanel({ state, width, lines }: OffendersPanelProps) {
     const max = state.offenders[0]!.count;
     const shown =
       state.offenders.length > lines ? state.offenders.slice(0, lines - 1) : state.offenders;
-    const nameW = Math.max(4, w - COUNT_W - BAR_W - SHARE_W - 3);
+    const nameW = Math.max(4, w - COUNT_W - BAR_W - SHARE_W - 2);
     shown.forEach((o, i) => {
       const share = kernel > 0 ? `${Math.round((o.count / kernel) * 100)}%` : '';
       rows.push(

@@ -16,7 +16,7 @@ export function StreamPanel({ state, width, lines }: StreamPanelProps) {
   const s = state.stream;
   const rows: { text: string; color?: string; dim?: boolean }[] = [];
   if (s === null) {
-    rows.push({ text: 'waiting for the session to start…', dim: true });
+    rows.push({ text: 'waiting for the session', dim: true });
   } else {
     rows.push({ text: `${s.device}  ${s.rateHz} Hz${s.hwPcm ? `  ${s.hwPcm}` : ''}` });
     rows.push({
