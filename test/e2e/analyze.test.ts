@@ -1,0 +1,185 @@
+// End-to-end: the real CLI on real fixture logs, stdin, gzip and bad inputs.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { repoRoot, runCli } from '../helpers/cli.js';
+
+const fx = (name: string): string => join(repoRoot, 'test/fixtures/kernel-logs', name);
+const LAB = 'lab-6.1-x86_64-shapes-dmesg.txt';
+const tmp = mkdtempSync(join(tmpdir(), 'xrunhunt-analyze-e2e-'));
+test.after(() => rmSync(tmp, { recursive: true, force: true }));
+
+interface Json {
+  events: {
+    kind: string;
+    pcm: string | null;
+    line: number;
+    time?: number;
+    source?: string;
+    offender: { class: string; function: string | null; module: string | null; signature: string };
+    frames: unknown[];
+  }[];
+  offenders: {
+    function: string;
+    module: string | null;
+    signature: string;
+    count: number;
+    share: number;
+    signatures: number;
+    lines: number[];
+  }[];
+  summary: { events: number; byClass: Record<string, number> };
+  warnings: string[];
+}
+
+test('text report: conclusion first, exit 2 when events are found', async () => {
+  const r = await runCli(['analyze', fx(LAB)]);
+  assert.equal(r.code, 2, r.stderr);
+  const first = r.stdout.split('\n')[0]!;
+  assert.match(first, /^8 events \(7 XRUNs, 1 hw-pointer error\)\./);
+  assert.match(r.stdout, /test_unlock \[test_lockup\]/);
+  assert.match(r.stdout, /signature: _raw_spin_unlock_irq \| __filemap_add_folio/);
+  assert.match(r.stdout, />> task\s+__filemap_add_folio\+0x225\/0x410/);
+  assert.equal(r.stderr, '');
+});
+
+test('--json shape and content', async () => {
+  const r = await runCli(['analyze', fx(LAB), '--json']);
+  assert.equal(r.code, 2, r.stderr);
+  const j = JSON.parse(r.stdout) as Json;
+  assert.equal(j.events.length, 8);
+  const e = j.events[0]!;
+  assert.deepEqual(
+    { kind: e.kind, pcm: e.pcm, line: e.line, cls: e.offender.class, fn: e.offender.function },
+    { kind: 'xrun', pcm: 'pcmC0D0p:0', line: 3, cls: 'kernel', fn: '__filemap_add_folio' },
+  );
+  assert.equal(typeof e.time, 'number');
+  assert.equal(e.source, undefined);
+  assert.ok(e.frames.length > 5);
+  assert.deepEqual(j.offenders[0], {
+    function: 'test_unlock',
+    module: 'test_lockup',
+    signature: j.offenders[0]!.signature,
+    count: 2,
+    share: 2 / 8,
+    signatures: 2,
+    lines: [240, 286],
+  });
+  assert.deepEqual(j.summary.byClass, { kernel: 4, idle: 1, user: 2, none: 1 });
+  assert.deepEqual(j.warnings, []);
+});
+
+test('--format markdown', async () => {
+  const r = await runCli(['analyze', fx(LAB), '--format', 'markdown', '--top', '1']);
+  assert.equal(r.code, 2);
+  assert.match(r.stdout, /^## xrunhunt analysis/);
+  assert.match(r.stdout, /\| 1 \| 2 \| 25% \| `test_unlock \[test_lockup\]` \|/);
+  assert.doesNotMatch(r.stdout, /\| 2 \| 1 \|/);
+});
+
+test('stdin with - and without a file; exit 0 when nothing is found', async () => {
+  const text = readFileSync(fx('001-i386-2.6.8-ice1712-xrun-no-timestamp.txt'));
+  const a = await runCli(['analyze', '-', '--json'], { input: text });
+  assert.equal(a.code, 2);
+  assert.equal((JSON.parse(a.stdout) as Json).events.length, 10);
+  const b = await runCli(['analyze', '--json'], { input: text });
+  assert.equal(b.code, 2);
+  const c = await runCli([
+    'analyze',
+    fx('010-x86_64-5.11-syzbot-lockdep-recursive-in-snd_pcm_period_elapsed-IRQ-inline-frames.txt'),
+  ]);
+  assert.equal(c.code, 0);
+  assert.match(c.stdout, /^No XRUN/);
+});
+
+test('gzip by magic bytes, several inputs get a source', async () => {
+  const gz = join(tmp, 'kern.log.1');
+  writeFileSync(
+    gz,
+    gzipSync(readFileSync(fx('026-i386-2.6.8-syslog-unexpected-hw-pointer-1-with-trace.txt'))),
+  );
+  const r = await runCli([
+    'analyze',
+    gz,
+    fx('027-2.6.1-syslog-single-line-unexpected-hw-pointer-no-trace.txt'),
+    '--json',
+  ]);
+  assert.equal(r.code, 2, r.stderr);
+  const j = JSON.parse(r.stdout) as Json;
+  assert.deepEqual(
+    j.events.map((e) => [e.source, e.line, e.kind]),
+    [
+      ['kern.log.1', 1, 'hw_ptr_error'],
+      ['kern.log.1', 12, 'hw_ptr_error'],
+      ['027-2.6.1-syslog-single-line-unexpected-hw-pointer-no-trace.txt', 1, 'hw_ptr_error'],
+    ],
+  );
+  // Truncated gzip: what decompresses is analysed, with a warning.
+  const whole = gzipSync(readFileSync(fx(LAB)));
+  const cut = join(tmp, 'cut.gz');
+  writeFileSync(cut, whole.subarray(0, Math.floor(whole.length * 0.6)));
+  const t = await runCli(['analyze', cut, '--json']);
+  assert.ok(t.code === 2 || t.code === 0, t.stderr);
+  assert.ok(
+    (JSON.parse(t.stdout) as Json).warnings.some((w) =>
+      /gzip data is truncated or corrupt/.test(w),
+    ),
+  );
+});
+
+test('bad inputs: missing file, directory, empty, binary, invalid UTF-8, 10 MB line', async () => {
+  const missing = await runCli(['analyze', join(tmp, 'nope.log')]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /error: cannot read .*nope\.log: no such file/);
+  assert.doesNotMatch(missing.stderr, /\n\s+at /, 'no stack trace');
+
+  const dir = await runCli(['analyze', tmp]);
+  assert.equal(dir.code, 1);
+  assert.match(dir.stderr, /is a directory, expected a kernel log file/);
+
+  const empty = join(tmp, 'empty.log');
+  writeFileSync(empty, '');
+  const e = await runCli(['analyze', empty, '--json']);
+  assert.equal(e.code, 0);
+  assert.ok((JSON.parse(e.stdout) as Json).warnings.some((w) => w.includes('is empty')));
+
+  const bin = join(tmp, 'bin.log');
+  const junk = Buffer.alloc(300000);
+  for (let i = 0; i < junk.length; i++) junk[i] = (i * 7919 + (i >> 3)) & 0xff;
+  writeFileSync(bin, junk);
+  const b = await runCli(['analyze', bin, '--json']);
+  assert.ok(b.code === 0 || b.code === 2, b.stderr);
+  const bj = JSON.parse(b.stdout) as Json;
+  assert.ok(bj.warnings.some((w) => w.includes('binary data')));
+
+  const utf = join(tmp, 'latin1.log');
+  writeFileSync(
+    utf,
+    Buffer.concat([Buffer.from('Jan  4 16:20:11 h\xe9 kernel: XRUN: pcmC0D0p\n', 'latin1')]),
+  );
+  const u = await runCli(['analyze', utf, '--json']);
+  assert.equal(u.code, 2);
+  const uj = JSON.parse(u.stdout) as Json;
+  assert.equal(uj.events.length, 1);
+  assert.ok(uj.warnings.some((w) => w.includes('not valid UTF-8')));
+
+  const long = join(tmp, 'long.log');
+  writeFileSync(long, `${'A'.repeat(10 * 1024 * 1024)}\nXRUN: pcmC0D0p\n`);
+  const l = await runCli(['analyze', long, '--json']);
+  assert.equal(l.code, 2, l.stderr);
+  const lj = JSON.parse(l.stdout) as Json;
+  assert.equal(lj.events[0]!.line, 2);
+  assert.ok(lj.warnings.some((w) => w.includes('truncated')));
+});
+
+test('usage errors exit 1 with a clear message', async () => {
+  const f = await runCli(['analyze', fx(LAB), '--format', 'pdf']);
+  assert.equal(f.code, 1);
+  assert.match(f.stderr, /--format must be text, markdown or json/);
+  const t = await runCli(['analyze', fx(LAB), '--top', 'many']);
+  assert.equal(t.code, 1);
+  assert.match(t.stderr, /--top expects a whole number/);
+});
