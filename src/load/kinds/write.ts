@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import type { KindSpec } from '../kind-spec.js';
 
 const MiB = 1024 ** 2;
-// 4 MiB writes: large enough that the syscall cost vanishes next to the copy into the page
-// cache (dd with bs=1M is the peer); small enough to stop within a few ms.
-const BLOCK_BYTES = 4 * MiB;
-// fsync every 256 MiB: writeback starts well before the end of the file like a real
-// long-running writer, without turning the load into the `fsync` kind.
-const FSYNC_EVERY_BYTES = 256 * MiB;
+// 1 MiB writes, as dd bs=1M: the syscall cost vanishes next to the copy into the page
+// cache, and the source block stays in the CPU cache.
+const BLOCK_BYTES = 1 * MiB;
+// fsync at the end of every file and at least every 1 GiB within a big one: each fsync pays
+// a journal commit and a device cache flush, so one per GiB keeps the cost at the level of
+// the peer (dd conv=fsync, bench/load.ts) while long runs still flush regularly.
+const FSYNC_EVERY_BYTES = 1024 * MiB;
 
 export const writeLoad: KindSpec = {
   kind: 'write',
