@@ -158,6 +158,8 @@ export type SessionEvent =
       xruns: number;
       kernelEvents: number;
       headroom: HeadroomSummary | null;
+      /** Smallest headroom of the last interval (≈1 s), µs; the raw sample behind `headroom`. */
+      intervalHeadroomUs?: number | null;
       phase: string | null;
       load: SessionThroughput | null;
       loadPaused: boolean;

@@ -480,6 +480,7 @@ async function runSession(
         xruns: xruns.length,
         kernelEvents: kernelEvents.length,
         headroom: ph ? summarizeHeadroom(ph.headroomSamplesUs) : null,
+        intervalHeadroomUs: s.minHeadroomUs,
         phase: ph?.name ?? null,
         load: currentLoadThroughput(),
         loadPaused: paused,
