@@ -21,8 +21,12 @@ mount -t sysfs sysfs /sys
 mountpoint -q /dev || mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
-# The root is read-only: writable places are tmpfs (/mnt too, for the mount points below).
-for d in /run /root /var/tmp /dev/shm /tmp /mnt; do mount -t tmpfs -o mode=1777 tmpfs "$d"; done
+# The root is read-only: writable places are tmpfs (/mnt too, for the mount points below),
+# except a folder that holds this checkout (a clone in /tmp must stay visible).
+for d in /run /root /var/tmp /dev/shm /tmp /mnt; do
+  case "$0" in "$d"/*) continue ;; esac
+  mount -t tmpfs -o mode=1777 tmpfs "$d"
+done
 chmod 700 /root
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
