@@ -18,8 +18,12 @@ import { writeFileAtomic } from './write.js';
 export const DEFAULT_MAX_UPLOAD = 8 * 1024 * 1024;
 /** Largest decompressed bundle the receiver parses (bytes); bounds a gzip bomb's cost. */
 export const MAX_DECODED = 32 * 1024 * 1024;
-/** Uploads processed at once; more get 503 + Retry-After. Bounds memory to ~32 × max size. */
+/** Uploads whose bodies are read at once. Bounds body memory to ~32 × max size. */
 export const MAX_IN_FLIGHT = 32;
+/** Uploads waiting (body unread, ~16 KiB each in the stream buffer) for a slot; more get 503. */
+export const MAX_WAITING = 1024;
+/** Longest wait for a slot before answering 503 (ms). */
+export const MAX_WAIT_MS = 15_000;
 /** Slow clients (slowloris) are cut off after this long (ms). */
 export const REQUEST_TIMEOUT_MS = 30_000;
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -101,6 +105,31 @@ export function createUploadHandler(
   const now = options.now ?? Date.now;
   const limiter = createRateLimiter(options.rateLimit);
   let inFlight = 0;
+  const waiting: (() => void)[] = [];
+  /** Resolves true once a processing slot is ours, false when waited too long. */
+  const acquire = (): Promise<boolean> => {
+    if (inFlight < MAX_IN_FLIGHT) {
+      inFlight++;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        inFlight++;
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        const i = waiting.indexOf(wake);
+        if (i !== -1) waiting.splice(i, 1);
+        resolve(false);
+      }, MAX_WAIT_MS);
+      waiting.push(wake);
+    });
+  };
+  const release = (): void => {
+    inFlight--;
+    waiting.shift()?.();
+  };
   const result = (r: UploadResult): void => options.onResult?.(r);
 
   return (req, res) => {
@@ -108,7 +137,7 @@ export function createUploadHandler(
     const url = req.url ?? '/';
     const path = url.split('?')[0];
     if (req.method === 'GET' && path === '/healthz') {
-      send(res, 200, { ok: true, inFlight });
+      send(res, 200, { ok: true, inFlight, waiting: waiting.length });
       return;
     }
     if (path !== '/' && path !== '/bundles') {
@@ -162,12 +191,15 @@ export function createUploadHandler(
       );
       return;
     }
-    if (inFlight >= MAX_IN_FLIGHT) {
-      reject(503, 'server busy: too many uploads in progress', { 'retry-after': '1' });
+    if (waiting.length >= MAX_WAITING) {
+      reject(503, 'server busy: too many uploads waiting', { 'retry-after': '5' });
       return;
     }
-    inFlight++;
     void (async () => {
+      if (!(await acquire())) {
+        reject(503, 'server busy: waited too long for a free slot', { 'retry-after': '5' });
+        return;
+      }
       try {
         const body = await readBody(req, options.maxBytes);
         if (body === null) {
@@ -204,7 +236,7 @@ export function createUploadHandler(
         send(res, 500, { error: 'the server could not store the bundle' });
         result({ status: 500, client, error: (err as Error).message });
       } finally {
-        inFlight--;
+        release();
       }
     })();
   };
