@@ -2,6 +2,7 @@
 import type { Bundle } from '../bundle/schema.js';
 import { formatBytes, formatDuration } from '../units.js';
 import type { EventView, PhaseView, RunView } from './report-view.js';
+import { offenderFrameIndex } from './sections.js';
 
 /** Counts events per offender class, so the report can say "3 kernel, 1 idle". */
 export function countClasses(classes: readonly string[]): Record<string, number> {
@@ -24,6 +25,9 @@ export function runViewFromBundle(bundle: Bundle, label: string): RunView {
     kernelTime: e.time,
     sessionMs: sessionMsByEvent.get(i) ?? null,
     line: null,
+    source: null,
+    offenderFrame:
+      e.offender.class === 'kernel' ? offenderFrameIndex(e.frames, e.offender.function) : null,
     phase: e.phase,
     offenderClass: e.offender.class,
     offenderFunction: e.offender.function,

@@ -3,6 +3,7 @@ import type { SessionReport } from '../session/report-model.js';
 import { formatDuration } from '../units.js';
 import { countClasses, framesMs } from './from-bundle.js';
 import type { RunView } from './report-view.js';
+import { offenderFrameIndex } from './sections.js';
 
 /** Optional stream facts the report itself does not carry (granted by the device). */
 export interface GrantedStream {
@@ -99,6 +100,9 @@ export function runViewFromSessionReport(
       kernelTime: e.time,
       sessionMs: e.sessionMs,
       line: null,
+      source: null,
+      offenderFrame:
+        e.offender.class === 'kernel' ? offenderFrameIndex(e.frames, e.offender.function) : null,
       phase: e.phase,
       offenderClass: e.offender.class,
       offenderFunction: e.offender.function,

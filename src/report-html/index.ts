@@ -1,15 +1,26 @@
-// Public surface of the HTML reports: adapters from each command's data to a ReportView,
-// the pure renderer, and the file writer the commands call for `--html FILE`.
+// Public surface of the HTML reports: one writer per command (`--html FILE`), the adapters
+// from each command's data to a ReportView, and the pure renderer.
 export type {
   ReportView,
   RunView,
   FleetView,
+  FleetGroupView,
   FleetRowView,
   EventView,
   PhaseView,
   OffenderView,
 } from './report-view.js';
+export {
+  writeSessionHtml,
+  writeAnalyzeHtml,
+  writeCompareHtml,
+  writeAggregateHtml,
+  grantedStream,
+  type HtmlReportMeta,
+} from './command-reports.js';
 export { runViewFromBundle } from './from-bundle.js';
 export { runViewFromSessionReport, type GrantedStream } from './from-session-report.js';
+export { runViewFromAnalysis } from './from-analysis.js';
+export { fleetViewFromRanking } from './from-fleet.js';
 export { renderReportHtml } from './render-report.js';
 export { writeHtmlReport } from './write-report.js';

@@ -1,13 +1,10 @@
 // ReportView → one self-contained HTML document. Pure: values in, a string out.
-import { renderBarChart } from './charts/bar-chart.js';
 import { el, text } from './markup.js';
 import { renderPage } from './page.js';
-import type { FleetView, ReportView, RunView } from './report-view.js';
+import type { ReportView, RunView } from './report-view.js';
+import { renderFleet } from './fleet-section.js';
 import { headroomChart, offenderChart, throughputChart, timelineChart } from './run-charts.js';
 import { renderConclusion, renderEvents, renderFacts } from './sections.js';
-
-/** Fleet rows drawn as bars (the table lists all of them). */
-const MAX_FLEET_BARS = 20;
 
 function classLine(run: RunView): string {
   const c = run.classCounts;
@@ -71,83 +68,6 @@ function compareBody(a: RunView, b: RunView): string[] {
   ];
 }
 
-function fleetBody(f: FleetView): string[] {
-  const top = f.rows.slice(0, MAX_FLEET_BARS);
-  const name = (r: FleetView['rows'][number]) =>
-    r.function ? (r.module ? `${r.function} [${r.module}]` : r.function) : r.signature;
-  const table = el(
-    'table',
-    { class: 'fleet' },
-    el(
-      'thead',
-      {},
-      el(
-        'tr',
-        {},
-        ...[
-          '#',
-          'offender',
-          'incidents',
-          'machines',
-          'per machine-hour',
-          'kernels',
-          'preemption',
-          'drivers',
-        ].map((h, i) => el('th', { class: i >= 2 && i <= 4 ? 'num' : undefined }, text(h))),
-      ),
-    ),
-    el(
-      'tbody',
-      {},
-      ...f.rows.map((r, i) =>
-        el(
-          'tr',
-          {},
-          el('td', { class: 'num' }, text(i + 1)),
-          el('td', {}, el('code', { title: r.signature }, text(name(r)))),
-          el('td', { class: 'num' }, text(r.incidents)),
-          el('td', { class: 'num' }, text(r.machines)),
-          el(
-            'td',
-            { class: 'num' },
-            text(r.perMachineHour === null ? '—' : r.perMachineHour.toFixed(2)),
-          ),
-          el('td', {}, text(r.kernels.join(', '))),
-          el('td', {}, text(r.preempt.join(', '))),
-          el('td', {}, text(r.drivers.join(', '))),
-        ),
-      ),
-    ),
-  );
-  return [
-    el('p', { class: 'sub' }, text(`${f.bundles} bundles from ${f.machines} machines.`)),
-    f.warnings.length > 0
-      ? el(
-          'div',
-          { class: 'conclusion warn' },
-          el('ul', {}, ...f.warnings.map((w) => el('li', {}, text(w)))),
-        )
-      : '',
-    renderFacts([{ label: 'fleet', facts: f.facts }]),
-    el('h2', {}, text('Fleet ranking')),
-    renderBarChart({
-      id: 'fleet',
-      title: 'Incidents and machines affected per offender',
-      unit: 'count',
-      categories: top.map(name),
-      categoryDetails: top.map((r) => `signature: ${r.signature}`),
-      categoryKeys: top.map((r) => r.signature),
-      series: [
-        { name: 'incidents', values: top.map((r) => r.incidents) },
-        { name: 'machines', values: top.map((r) => r.machines) },
-      ],
-      format: (v) => String(v),
-      emptyText: 'No kernel offenders in these bundles.',
-    }),
-    table,
-  ];
-}
-
 /** Renders the whole report; `toolVersion` goes in the footer. */
 export function renderReportHtml(view: ReportView, toolVersion: string): string {
   const sub = el(
@@ -165,7 +85,7 @@ export function renderReportHtml(view: ReportView, toolVersion: string): string 
       body = compareBody(view.runs[0], view.runs[1]);
       break;
     case 'aggregate':
-      body = fleetBody(view.fleet);
+      body = renderFleet(view.fleet);
       break;
   }
   return renderPage(

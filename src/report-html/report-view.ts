@@ -31,6 +31,10 @@ export interface EventView {
   sessionMs: number | null;
   /** 1-based line of the header in the analysed input (analyze only). */
   line: number | null;
+  /** Input file the event came from (analyze of several files), null otherwise. */
+  source: string | null;
+  /** Index into `frames` of the offender's frame (highlighted), null when none. */
+  offenderFrame: number | null;
   phase: string | null;
   offenderClass: string;
   offenderFunction: string | null;
@@ -87,18 +91,35 @@ export interface FleetRowView {
   module: string | null;
   incidents: number;
   machines: number;
+  /** Share of the group's kernel-class incidents, 0..1. */
+  share: number;
   kernels: string[];
   preempt: string[];
   drivers: string[];
+  loads: string[];
   /** Incidents per machine-hour of playback (null: unknown). */
   perMachineHour: number | null;
+  exampleStack: string[];
+}
+
+/** One ranking group (all bundles, or one kernel / driver / ... with --by). */
+export interface FleetGroupView {
+  /** Group key ("6.1.0-28-amd64"); null when not grouped. */
+  key: string | null;
+  bundles: number;
+  machines: number;
+  playbackHours: number;
+  classes: Record<string, number>;
+  rows: FleetRowView[];
+  /** Rows left out by --top. */
+  more: number;
 }
 
 export interface FleetView {
-  bundles: number;
-  machines: number;
+  /** What the groups are keyed by ("kernel", "driver", ...), null when not grouped. */
+  by: string | null;
   facts: [string, string][];
-  rows: FleetRowView[];
+  groups: FleetGroupView[];
   warnings: string[];
 }
 

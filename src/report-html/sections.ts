@@ -82,10 +82,11 @@ export function offenderName(
   return e.offenderModule ? `${fn} [${e.offenderModule}]` : fn;
 }
 
-/** Index of the frame to highlight: the offender's function (first match), or -1. */
-export function offenderFrameIndex(frames: readonly string[], fn: string | null): number {
-  if (fn === null) return -1;
-  return frames.findIndex((f) => f === fn || f.startsWith(`${fn} `));
+/** Index of the frame to highlight: the offender's function (first match), or null. */
+export function offenderFrameIndex(frames: readonly string[], fn: string | null): number | null {
+  if (fn === null) return null;
+  const i = frames.findIndex((f) => f === fn || f.startsWith(`${fn} `));
+  return i >= 0 ? i : null;
 }
 
 function describeTime(e: EventView): string {
@@ -96,16 +97,13 @@ function describeTime(e: EventView): string {
 
 /** One event as a `<details>`: summary line, then the normalised stack with the offender marked. */
 export function renderEvent(e: EventView, n: number): string {
-  const hit = offenderFrameIndex(
-    e.frames,
-    e.offenderClass === 'kernel' ? e.offenderFunction : null,
-  );
+  const hit = e.offenderFrame ?? -1;
   const summary = [
     `#${n}`,
     e.kind,
     e.pcm ?? '',
     describeTime(e),
-    e.line !== null ? `(line ${e.line})` : '',
+    e.line !== null ? `(${e.source ? `${e.source}:` : 'line '}${e.line})` : '',
     e.phase ? `during ${e.phase}` : '',
     '—',
   ]

@@ -1,0 +1,103 @@
+// One call per command for `--html FILE`: build the view from what the command already has,
+// render, write. Keeps the commands' edits to a line or two.
+import type { AnalysisResult } from '../analysis/types.js';
+import type { Bundle } from '../bundle/schema.js';
+import type { FleetRanking } from '../bundle/store.js';
+import type { SessionEvent } from '../session/events.js';
+import type { SessionReport } from '../session/report-model.js';
+import { runViewFromAnalysis } from './from-analysis.js';
+import { runViewFromBundle } from './from-bundle.js';
+import { fleetViewFromRanking } from './from-fleet.js';
+import { runViewFromSessionReport, type GrantedStream } from './from-session-report.js';
+import { writeHtmlReport } from './write-report.js';
+
+/** What every report needs besides its data. */
+export interface HtmlReportMeta {
+  toolVersion: string;
+  /** When the report was made (its "Generated" line). */
+  now: Date;
+}
+
+/** The stream the device actually granted, from the session's events. */
+export function grantedStream(history: readonly SessionEvent[]): GrantedStream | null {
+  const e = history.find(
+    (x): x is Extract<SessionEvent, { type: 'playback-started' }> => x.type === 'playback-started',
+  );
+  return e ? { ...e.granted, policy: e.policy } : null;
+}
+
+/** `session --html FILE`: the finished session's report. */
+export async function writeSessionHtml(
+  path: string,
+  report: SessionReport,
+  history: readonly SessionEvent[],
+  meta: HtmlReportMeta,
+): Promise<number> {
+  return writeHtmlReport(
+    path,
+    {
+      kind: 'session',
+      title: `xrunhunt session: ${report.params.device} on ${report.host.kernelRelease}`,
+      generatedAt: meta.now.toISOString(),
+      run: runViewFromSessionReport(report, grantedStream(history)),
+    },
+    meta.toolVersion,
+  );
+}
+
+/** `analyze --html FILE`: events and offenders of the analysed logs. */
+export async function writeAnalyzeHtml(
+  path: string,
+  result: AnalysisResult,
+  inputs: readonly string[],
+  meta: HtmlReportMeta,
+): Promise<number> {
+  return writeHtmlReport(
+    path,
+    {
+      kind: 'analyze',
+      title: `xrunhunt analysis: ${inputs.length === 1 ? inputs[0] : `${inputs.length} logs`}`,
+      generatedAt: meta.now.toISOString(),
+      run: runViewFromAnalysis(result, inputs),
+    },
+    meta.toolVersion,
+  );
+}
+
+/** `compare A B --html FILE`: two bundles overlaid. */
+export async function writeCompareHtml(
+  path: string,
+  a: { bundle: Bundle; label: string },
+  b: { bundle: Bundle; label: string },
+  meta: HtmlReportMeta,
+): Promise<number> {
+  return writeHtmlReport(
+    path,
+    {
+      kind: 'compare',
+      title: `xrunhunt compare: ${a.label} vs ${b.label}`,
+      generatedAt: meta.now.toISOString(),
+      runs: [runViewFromBundle(a.bundle, a.label), runViewFromBundle(b.bundle, b.label)],
+    },
+    meta.toolVersion,
+  );
+}
+
+/** `aggregate --html FILE`: the fleet ranking. */
+export async function writeAggregateHtml(
+  path: string,
+  ranking: FleetRanking,
+  facts: [string, string][],
+  meta: HtmlReportMeta,
+): Promise<number> {
+  return writeHtmlReport(
+    path,
+    {
+      kind: 'aggregate',
+      title: 'xrunhunt fleet ranking',
+      generatedAt: meta.now.toISOString(),
+      fleet: fleetViewFromRanking(ranking, facts),
+    },
+    meta.toolVersion,
+  );
+}
