@@ -104,6 +104,15 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
       },
     );
   }
+  if (guestInitPath().startsWith('/mnt/')) {
+    throw new XrunhuntError(
+      'unsupported',
+      `the lab cannot run from a checkout under /mnt (${guestInitPath()})`,
+      {
+        hint: 'the guest mounts its results and scratch folders under /mnt; move or clone the checkout elsewhere',
+      },
+    );
+  }
   const outDir = opts.outDir === undefined ? undefined : resolve(opts.outDir);
   if (outDir && existsSync(outDir) && readdirSync(outDir).length > 0) {
     throw new XrunhuntError('input', `--out ${outDir} exists and is not empty`, {
