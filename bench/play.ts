@@ -1,0 +1,181 @@
+// Benchmark: xrunhunt's real-time writer against its peer, `chrt -f 70 aplay`, on the same
+// JACK dummy clock (plug:jack, period 64 / buffer 128 at 48 kHz) under the same CPU + IO load
+// (busy loops + a dd/fsync writer), in the same run, alternating. Goal: xrunhunt's xruns ≤
+// aplay's. Prints both xrun counts and both CPU times (user + sys of the whole process).
+//   npm run bench:play -- [--duration SECONDS] [--rounds R] [--busy N] [--no-load]
+//   npm run bench:play -- --idle          (10-minute idle run of xrunhunt alone: goal 0 xruns)
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ensureJack } from '../test/helpers/jack.js';
+import { cliCommand } from '../test/helpers/cli.js';
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '60' },
+    // One round = one aplay run + one xrunhunt run; more rounds average out load bursts.
+    rounds: { type: 'string', default: '1' },
+    // One busy loop per CPU keeps every core contended, the case SCHED_FIFO must win.
+    busy: { type: 'string', default: String(availableParallelism()) },
+    'no-load': { type: 'boolean', default: false },
+    idle: { type: 'boolean', default: false },
+  },
+});
+const idle = values.idle;
+const seconds = idle && values.duration === '60' ? 600 : Number(values.duration);
+const rounds = Number(values.rounds);
+const withLoad = !idle && !values['no-load'];
+const busy = Number(values.busy);
+
+interface RunResult {
+  xruns: number;
+  cpuS: number;
+  wallS: number;
+}
+
+// Runs argv under /usr/bin/time so user+sys CPU of the whole process tree is measured.
+function timed(
+  argv: string[],
+): Promise<{ stdout: string; stderr: string; cpuS: number; wallS: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'xrh-bench-'));
+  const timeFile = join(dir, 'time');
+  const t0 = process.hrtime.bigint();
+  return new Promise((resolve, reject) => {
+    const child = spawn('/usr/bin/time', ['-f', '%U %S', '-o', timeFile, ...argv], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', () => {
+      const [u, s] = readFileSync(timeFile, 'utf8').trim().split(/\s+/).slice(-2).map(Number);
+      rmSync(dir, { recursive: true, force: true });
+      resolve({
+        stdout,
+        stderr,
+        cpuS: (u ?? 0) + (s ?? 0),
+        wallS: Number(process.hrtime.bigint() - t0) / 1e9,
+      });
+    });
+  });
+}
+
+async function runAplay(): Promise<RunResult> {
+  const r = await timed([
+    'chrt',
+    '-f',
+    '70',
+    'aplay',
+    '-q',
+    '-D',
+    'plug:jack',
+    '--period-size=64',
+    '--buffer-size=128',
+    '-f',
+    'S16_LE',
+    '-c2',
+    '-r48000',
+    '-d',
+    String(seconds),
+    '/dev/zero',
+  ]);
+  return { xruns: (r.stderr.match(/underrun!!!/g) ?? []).length, cpuS: r.cpuS, wallS: r.wallS };
+}
+
+async function runXrunhunt(): Promise<RunResult> {
+  const r = await timed([
+    ...cliCommand(),
+    'play',
+    '--device',
+    'plug:jack',
+    '--period',
+    '64',
+    '--periods',
+    '2',
+    '--rt-priority',
+    '70',
+    '--duration',
+    `${seconds}s`,
+    '--json',
+  ]);
+  const j = JSON.parse(r.stdout) as { xruns: unknown[] };
+  return { xruns: j.xruns.length, cpuS: r.cpuS, wallS: r.wallS };
+}
+
+// CPU + IO load: busy loops on every core and a writer that fsyncs 64 MiB at a time.
+function startLoad(dir: string): () => void {
+  const kids: ReturnType<typeof spawn>[] = [];
+  for (let i = 0; i < busy; i++) {
+    kids.push(spawn('sh', ['-c', 'while :; do :; done'], { stdio: 'ignore', detached: true }));
+  }
+  kids.push(
+    spawn(
+      'sh',
+      [
+        '-c',
+        `while :; do dd if=/dev/zero of="${join(dir, 'io')}" bs=1M count=64 conv=fsync status=none; done`,
+      ],
+      { stdio: 'ignore', detached: true },
+    ),
+  );
+  return () => {
+    for (const k of kids) {
+      try {
+        if (k.pid !== undefined) process.kill(-k.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+}
+
+const jack = await ensureJack();
+const loadDir = mkdtempSync(join(tmpdir(), 'xrh-bench-load-'));
+const stopLoad = withLoad ? startLoad(loadDir) : () => undefined;
+process.on('SIGINT', () => {
+  stopLoad();
+  void jack.stop().then(() => process.exit(130));
+});
+const totals = { aplay: { xruns: 0, cpuS: 0 }, xrunhunt: { xruns: 0, cpuS: 0 } };
+try {
+  console.log(
+    `plug:jack period 64 / buffer 128 @ 48 kHz, ${seconds} s per run, ${idle ? 1 : rounds} round(s), ` +
+      (withLoad ? `load: ${busy} busy loops + dd 64 MiB conv=fsync loop` : 'no load'),
+  );
+  for (let i = 0; i < (idle ? 1 : rounds); i++) {
+    // Alternate who goes first so neither always meets the same phase of the load.
+    const order = idle ? ['xrunhunt'] : i % 2 === 0 ? ['aplay', 'xrunhunt'] : ['xrunhunt', 'aplay'];
+    for (const who of order) {
+      const r = who === 'aplay' ? await runAplay() : await runXrunhunt();
+      const t = totals[who as 'aplay' | 'xrunhunt'];
+      t.xruns += r.xruns;
+      t.cpuS += r.cpuS;
+      console.log(
+        `round ${i + 1} ${who.padEnd(8)} xruns ${String(r.xruns).padStart(4)}  CPU ${r.cpuS.toFixed(2)} s (${((r.cpuS / r.wallS) * 100).toFixed(1)} % of ${r.wallS.toFixed(1)} s)`,
+      );
+    }
+  }
+} finally {
+  stopLoad();
+  rmSync(loadDir, { recursive: true, force: true });
+  await jack.stop();
+}
+if (idle) {
+  console.log(
+    `idle: xrunhunt xruns ${totals.xrunhunt.xruns} (goal 0): ${totals.xrunhunt.xruns === 0 ? 'PASS' : 'FAIL'}`,
+  );
+} else {
+  const { aplay, xrunhunt } = totals;
+  const ratio =
+    aplay.xruns === 0 ? (xrunhunt.xruns === 0 ? 1 : Infinity) : xrunhunt.xruns / aplay.xruns;
+  console.log(
+    `total: aplay ${aplay.xruns} xruns, CPU ${aplay.cpuS.toFixed(2)} s | xrunhunt ${xrunhunt.xruns} xruns, CPU ${xrunhunt.cpuS.toFixed(2)} s`,
+  );
+  console.log(
+    `xruns xrunhunt/aplay = ${Number.isFinite(ratio) ? ratio.toFixed(2) : '∞'} (goal ≤ 1: ${xrunhunt.xruns <= aplay.xruns ? 'PASS' : 'FAIL'}); CPU xrunhunt/aplay = ${(xrunhunt.cpuS / Math.max(aplay.cpuS, 0.01)).toFixed(1)}×`,
+  );
+}
