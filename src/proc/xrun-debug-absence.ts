@@ -35,6 +35,15 @@ const KERNEL_HINT =
 export function explainXrunDebugAbsence(f: XrunDebugAbsenceFacts): XrunDebugAbsence {
   const asound = `${f.procRoot.replace(/\/$/, '')}/asound`;
   if (!f.asoundPresent) {
+    const snd = f.config?.get('SND');
+    if (f.config && snd !== 'y' && snd !== 'm') {
+      return {
+        reason: 'no-sound-support',
+        message: `no ${asound}: kernel ${f.kernelRelease} was built without sound support (CONFIG_SND is not set, per ${f.configSource})`,
+        hint: 'nothing to diagnose on this kernel; "xrunhunt lab" boots a kernel with sound debugging in a VM',
+        missingOptions: ['CONFIG_SND', ...missingXrunDebugOptions(f.config)],
+      };
+    }
     return {
       reason: 'no-sound-support',
       message: `no ${asound}: kernel ${f.kernelRelease} has no sound support loaded (no ALSA, or no sound card driver)`,
