@@ -115,6 +115,12 @@ export const SESSION_OPTIONS = {
   },
   markdown: { type: 'boolean', description: 'print the report as Markdown (for bug reports)' },
   tui: { type: 'boolean', description: 'show the live dashboard while the session runs' },
+  html: {
+    type: 'string',
+    valueName: 'FILE',
+    description:
+      'also write a self-contained HTML report (timeline, headroom, offenders, stacks) to FILE',
+  },
   json: { type: 'boolean', description: 'print the report as one JSON document on stdout' },
   'proc-root': {
     type: 'string',
@@ -212,6 +218,10 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
       });
     }
     const { report, exitCode } = await handle.outcome;
+    if (v.html !== undefined) {
+      const { writeSessionHtml } = await import('../../report-html/index.js');
+      await writeSessionHtml(resolve(io.cwd, v.html), report, handle.events.history);
+    }
     if (v.json) writeJson(io.stdout, report);
     else if (v.markdown) io.stdout.write(renderReportMarkdown(report));
     else if (!v.tui || !io.stdoutIsTTY) io.stdout.write(renderReportText(report));
