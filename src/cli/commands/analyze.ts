@@ -1,5 +1,6 @@
 // `xrunhunt analyze`: any kernel log (dmesg, /dev/kmsg, journalctl, kern.log, pasted mail,
 // ftrace) → XRUN events → ranked offenders. Exit 0: no events; 2: events found; 1: error.
+import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
 import { UsageError } from '../../errors.js';
@@ -61,6 +62,11 @@ is not a terminal. Exit status: 0 no events, 2 events found, 1 error.`,
       description: 'show the N most frequent offenders (default 10)',
     },
     verbose: { type: 'boolean', short: 'v', description: 'show every event with its full stack' },
+    html: {
+      type: 'string',
+      valueName: 'FILE',
+      description: 'also write a self-contained HTML report (charts, collapsible stacks) to FILE',
+    },
   },
   async run(ctx) {
     const format = ctx.values.json ? 'json' : ctx.values.format;
@@ -92,6 +98,14 @@ is not a terminal. Exit status: 0 no events, 2 events found, 1 error.`,
       progress: ctx.io.stderrIsTTY,
       signal: ctx.signal,
     });
+    if (ctx.values.html !== undefined) {
+      const { writeAnalyzeHtml } = await import('../../report-html/index.js');
+      await writeAnalyzeHtml(
+        resolve(ctx.io.cwd, ctx.values.html),
+        result,
+        files.length ? files : ['standard input'],
+      );
+    }
     if (format === 'json') writeJson(ctx.io.stdout, analysisJson(result));
     else if (format === 'markdown' || format === 'md') {
       ctx.io.stdout.write(
