@@ -15,5 +15,5 @@ export type { Phase, PhaseOptions } from './phase-plan.js';
 export { preflightLoad } from './preflight.js';
 export type { LoadPlan } from './preflight.js';
 export { listKinds } from './registry.js';
-export { formatSampleLine } from './throughput.js';
+export { formatSampleLine, plural } from './throughput.js';
 export { defaultDiskFloor, maxMemoryLoad } from './safety.js';

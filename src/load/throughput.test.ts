@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatSampleLine, mbPerSec, sampleBetween, sumCounters, toStats } from './throughput.js';
+import {
+  formatSampleLine,
+  mbPerSec,
+  plural,
+  sampleBetween,
+  sumCounters,
+  toStats,
+} from './throughput.js';
 
 test('MB/s uses 10^6-byte megabytes like dd; zero time gives zero, not Infinity', () => {
   assert.equal(mbPerSec(500_000_000, 2), 250);
@@ -47,4 +54,14 @@ test('a sample is the difference of two snapshots over the interval', () => {
     opsPerSec: 500,
   });
   assert.equal(formatSampleLine(s, 'file op'), 'metadata  2s  2.0 MB/s  500 file ops/s');
+});
+
+test('op units read naturally in the plural', () => {
+  assert.deepEqual(['hash', 'process', 'fsync', 'file op', 'page'].map(plural), [
+    'hashes',
+    'processes',
+    'fsyncs',
+    'file ops',
+    'pages',
+  ]);
 });

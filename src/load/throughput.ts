@@ -79,8 +79,13 @@ export function sampleBetween(
 export function formatSampleLine(sample: LoadSample, opsUnit: string | undefined): string {
   const parts = [`${sample.kind}`, `${sample.t.toFixed(0)}s`];
   if (sample.bytes > 0 || opsUnit === undefined) parts.push(`${sample.mbPerSec.toFixed(1)} MB/s`);
-  if (opsUnit !== undefined) parts.push(`${sample.opsPerSec.toFixed(0)} ${opsUnit}s/s`);
+  if (opsUnit !== undefined) parts.push(`${sample.opsPerSec.toFixed(0)} ${plural(opsUnit)}/s`);
   return parts.join('  ');
+}
+
+/** `hash` → `hashes`, `process` → `processes`, `fsync` → `fsyncs`, `file op` → `file ops`. */
+export function plural(unit: string): string {
+  return /(s|sh|ch|x)$/.test(unit) ? `${unit}es` : `${unit}s`;
 }
 
 function round(n: number, digits: number): number {
