@@ -20,6 +20,9 @@ import type { GuestCommand } from '../../lab/guest-script.js';
 import { describeMismatch } from '../../lab/kernel-config.js';
 import { cachedSourceTrees, checkUserKernel } from '../../lab/user-kernel.js';
 
+/** The lab guest's sound card (snd-dummy is card 0, snd-aloop card 1). */
+const LAB_DEVICE = 'hw:CARD=Dummy,DEV=0';
+
 const profileOption = {
   type: 'string',
   valueName: 'NAME',
@@ -266,17 +269,23 @@ const session = defineCommand({
   summary: 'a full diagnostic session inside the lab (= lab run -- session <args>)',
   usage: 'lab session [lab options] [-- <session args>]',
   description: `The main job on a machine without a sound card: "xrunhunt session" inside the lab kernel,
-ending with the ranked offenders here. Session options go after --.`,
+ending with the ranked offenders here. Session options go after --; the device defaults to
+the lab's snd-dummy card (hw:CARD=Dummy,DEV=0).`,
   examples: [
-    'xrunhunt lab session -- --phases idle:20s,io:20s',
+    'xrunhunt lab session -- --phases idle:20s,fsync:20s --period 64',
     'xrunhunt lab session --inject lockup:10:irq -- --json',
   ],
   options: RUN_OPTIONS,
   positionals: true,
   async run(ctx) {
+    const args = [...ctx.positionals, ...ctx.rest];
+    // The lab's card is snd-dummy; "default" would go through the plug layer.
+    const device = args.some((a) => a === '--device' || a.startsWith('--device='))
+      ? []
+      : ['--device', LAB_DEVICE];
     return bootWith(ctx, {
       kind: 'argv',
-      argv: innerXrunhuntArgv(['session', ...ctx.positionals, ...ctx.rest]),
+      argv: innerXrunhuntArgv(['session', ...device, ...args]),
     });
   },
 });
