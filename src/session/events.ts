@@ -23,6 +23,8 @@ export interface SessionParams {
   mask: number;
   /** Capture requested: 'auto', 'xrun_debug', 'kprobe', 'none'. */
   capture: string;
+  /** Kernel PCM to set xrun_debug on when given (`--pcm pcmC0D0p`): for sound-server devices. */
+  pcm?: string | null;
   loadDir: string;
   outDir: string | null;
   maxXruns: number | null;

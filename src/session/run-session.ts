@@ -159,6 +159,12 @@ export function startSession(
     setStackHook: (f) => (stackHook = f),
     requestStop: stopSession,
   });
+  outcome.catch((err: unknown) => {
+    // The dashboard and the event log must see the end even when the session failed.
+    if (bus.isEnded) return;
+    bus.emit({ type: 'warning', timeMs: 0, message: `session failed: ${errMsg(err)}` });
+    bus.emit({ type: 'session-end', timeMs: 0, exitCode: 1 });
+  });
   const done = outcome.then((o) => o.exitCode);
   done.catch(() => undefined);
   return { events: bus, control, done, outcome };
@@ -396,7 +402,7 @@ async function runSession(
     bufferMs = (g.bufferFrames * 1000) / g.rate;
     bufferFrames = g.bufferFrames;
     policy = `${started.policy.policy}${started.policy.priority ? ` ${started.policy.priority}` : ''}`;
-    hwPcmName = started.hwPcm?.kernelName ?? null;
+    hwPcmName = p.pcm ?? started.hwPcm?.kernelName ?? null;
     emit({
       type: 'playback-started',
       timeMs: elapsed(),
@@ -418,12 +424,30 @@ async function runSession(
 
     // xrun_debug on the PCM actually opened.
     let stream: PcmStreamInfo | undefined;
+    if (
+      p.pcm &&
+      started.hwPcm &&
+      normalizePcmId(started.hwPcm.kernelName) !== normalizePcmId(p.pcm)
+    ) {
+      warn(
+        `--pcm ${p.pcm} differs from the PCM ${p.device} opened (${started.hwPcm.kernelName}); using ${p.pcm}`,
+      );
+    }
     if (hwPcmName === null) {
       limitations.push(
-        `${p.device} has no kernel PCM behind it (${started.pcmType} plugin, e.g. JACK or null): there is no xrun_debug to set and no kernel XRUN dump to match, so only userspace xruns and load correlation are measured. Use a hw: or plughw: device to see kernel offenders.`,
+        `${p.device} has no kernel PCM behind it (${started.pcmType} plugin, e.g. JACK or null): there is no xrun_debug to set and no kernel XRUN dump to match, so only userspace xruns and load correlation are measured. Use a hw: or plughw: device (or --pcm with the card the sound server plays to) to see kernel offenders.`,
       );
     } else {
       stream = discovery.streams.find((s) => normalizePcmId(s.pcm) === normalizePcmId(hwPcmName));
+      if (p.pcm && !stream) {
+        throw new XrunhuntError(
+          'not-found',
+          `--pcm ${p.pcm}: no such PCM stream under ${o.roots.procRoot}/asound`,
+          {
+            hint: 'run "xrunhunt debug status" for the streams this kernel has',
+          },
+        );
+      }
       if (stream?.xrunDebugPath && p.mask !== 0) {
         try {
           guard = takeXrunDebug(stream, p.mask, {

@@ -32,6 +32,7 @@ export interface RawSessionValues {
   'rt-priority': string;
   cpu?: string | undefined;
   capture: string;
+  pcm?: string | undefined;
   'no-scrub': boolean;
 }
 
@@ -74,6 +75,11 @@ export function parseSessionValues(
       `invalid --capture "${v.capture}": expected auto, xrun_debug, kprobe or none (or a log source: kmsg, journalctl, dmesg)`,
     );
   }
+  if (v.pcm !== undefined && !/^pcmC\d+D\d+[pc]$/.test(v.pcm)) {
+    throw new UsageError(
+      `invalid --pcm "${v.pcm}": expected a kernel PCM name like pcmC0D0p (see "xrunhunt debug status")`,
+    );
+  }
   if (v.device.trim() === '')
     throw new UsageError(
       'invalid --device "": expected an ALSA device name, e.g. hw:0,0 or plug:jack',
@@ -90,6 +96,7 @@ export function parseSessionValues(
       durationMs,
       mask,
       capture: v.capture,
+      pcm: v.pcm ?? null,
       loadDir: resolve(ctx.cwd, v['load-dir'] ?? ctx.tmpdir),
       outDir: ctx.outDir,
       maxXruns,

@@ -75,6 +75,12 @@ export const SESSION_OPTIONS = {
     default: 'auto',
     description: 'kernel capture: auto, xrun_debug (kernel log), kprobe, or none (userspace only)',
   },
+  pcm: {
+    type: 'string',
+    valueName: 'NAME',
+    description:
+      'set xrun_debug on this kernel PCM (pcmC0D0p) instead of the one found behind --device (for JACK / PipeWire devices)',
+  },
   'load-dir': {
     type: 'string',
     valueName: 'DIR',
