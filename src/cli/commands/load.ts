@@ -188,8 +188,10 @@ or the external command failed), 130 interrupted.`,
 function formatSummary(s: LoadStats): string {
   const parts = [`${s.kind}: ${formatDuration(s.seconds * 1000)}`];
   if (s.bytes > 0) parts.push(`${formatBytes(s.bytes)}`, `${s.mbPerSec.toFixed(1)} MB/s`);
-  if (s.ops !== undefined) const unit = plural(s.opsUnit ?? 'op');
-  parts.push(`${s.ops} ${unit}`, `${s.opsPerSec?.toFixed(0)} ${unit}/s`);
+  if (s.ops !== undefined) {
+    const unit = plural(s.opsUnit ?? 'op');
+    parts.push(`${s.ops} ${unit}`, `${s.opsPerSec?.toFixed(0)} ${unit}/s`);
+  }
   if (s.workers > 1) parts.push(`${s.workers} workers`);
   const lines = [parts.join(', ')];
   if (s.kind === 'external') {
