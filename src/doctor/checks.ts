@@ -241,7 +241,7 @@ export function checkPreemption(f: DoctorFacts): Check {
   return {
     id: 'preemption',
     status: good ? 'ok' : 'warn',
-    summary: `${model} preemption (${source})${dynamic && model !== 'rt' ? ', switchable (PREEMPT_DYNAMIC)' : ''}`,
+    summary: `preemption model "${model}" (${source})${dynamic && model !== 'rt' ? ', switchable (PREEMPT_DYNAMIC)' : ''}`,
     advice: good
       ? ''
       : dynamic

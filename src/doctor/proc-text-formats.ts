@@ -58,11 +58,14 @@ export function parseInterrupts(text: string): InterruptLine[] {
     // after the counts: chip, hwirq, trigger type, then two spaces and the handler names
     const rest = m[2]!.trim().replace(new RegExp(`^(\\d+\\s+){${cpus}}`), '');
     const parts = rest.split(/\s{2,}/);
-    const actionText = parts.length > 1 ? parts[parts.length - 1]! : '';
+    // a line without handlers ends with its trigger type (`40-edge`, `fasteoi`)
+    const last = parts[parts.length - 1]!;
+    const noAction = parts.length < 2 || /^(\d+-)?(edge|level|fasteoi|eoi|simple)$/i.test(last);
+    const actionText = noAction ? '' : last;
     out.push({
       irq: Number(m[1]),
       total: counts.reduce((a, b) => a + b, 0),
-      chip: parts.slice(0, -1).join(' '),
+      chip: (noAction ? parts : parts.slice(0, -1)).join(' '),
       actions: actionText === '' ? [] : actionText.split(/,\s*/).filter((a) => a !== ''),
     });
   }
