@@ -14,4 +14,4 @@ export {
 export { writeBundle, encodeBundle, writeFileAtomic } from './write.js';
 export { scrubBundle, scrubText, PLACEHOLDERS, type ScrubKnown } from './scrub.js';
 export { machineId, machineIdPath } from './machine-id.js';
-export { canonicalJson, contentHash } from './content-hash.js';
+export { canonicalJson, contentHash, bundleHash } from './content-hash.js';

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { basename, join } from 'node:path';
 import { XrunhuntError, errnoCode } from '../errors.js';
-import { contentHash } from './content-hash.js';
+import { bundleHash } from './content-hash.js';
 import { parseBundleBytes } from './read.js';
 import type { Bundle } from './schema.js';
 import type { FleetStore, IngestItem, SignFrames } from './store.js';
@@ -186,7 +186,7 @@ export function ingestFiles(
       throw err;
     }
     // Same bundle twice (even within one batch): the store's unique hash counts it once.
-    const hash = contentHash(bundle);
+    const hash = bundleHash(bundle);
     if (options.resign && bundle.rulesVersion !== options.resign.rulesVersion) {
       bundle = resigned(bundle, options.resign.sign, options.resign.rulesVersion);
     }

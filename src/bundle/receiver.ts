@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { XrunhuntError } from '../errors.js';
-import { contentHash } from './content-hash.js';
+import { bundleHash } from './content-hash.js';
 import { isGzip, parseBundleBytes } from './read.js';
 import { createRateLimiter, type RateLimitConfig } from './rate-limit.js';
 import { writeFileAtomic } from './write.js';
@@ -213,7 +213,7 @@ export function createUploadHandler(
         let hash: string;
         try {
           const bundle = parseBundleBytes(body, 'bundle', MAX_DECODED);
-          hash = contentHash(bundle);
+          hash = bundleHash(bundle);
         } catch (err) {
           if (err instanceof XrunhuntError) {
             reject(400, err.message);

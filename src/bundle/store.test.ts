@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { contentHash } from './content-hash.js';
+import { bundleHash } from './content-hash.js';
 import type { Bundle } from './schema.js';
 import { openFleetStore, type FleetStore } from './store.js';
 import { syntheticBundle } from './synthetic-fleet.js';
@@ -12,7 +12,7 @@ import { validateBundle } from './validate.js';
 
 const ext4 = (): Bundle => validateBundle(fixtureJson('session-ext4-writeback.json'));
 const lab = (): Bundle => validateBundle(fixtureJson('session-lab-test-lockup.json.gz'));
-const item = (b: Bundle, source = 'test') => ({ bundle: b, hash: contentHash(b), source });
+const item = (b: Bundle, source = 'test') => ({ bundle: b, hash: bundleHash(b), source });
 
 function withStore(fn: (s: FleetStore, dir: string) => void): void {
   const dir = mkdtempSync(join(tmpdir(), 'xrh-store-'));

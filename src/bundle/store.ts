@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS phases (
 );
 CREATE INDEX IF NOT EXISTS phases_bundle ON phases (bundle_id);
 CREATE TABLE IF NOT EXISTS stacks (id INTEGER PRIMARY KEY, frames TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS machines (id INTEGER PRIMARY KEY, machine_id TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS events (
   id INTEGER PRIMARY KEY,
   bundle_id INTEGER NOT NULL REFERENCES bundles (id),
@@ -61,10 +62,16 @@ CREATE TABLE IF NOT EXISTS events (
   phase TEXT,
   load_kind TEXT NOT NULL,
   driver TEXT NOT NULL,
-  stack_id INTEGER NOT NULL REFERENCES stacks (id)
+  stack_id INTEGER NOT NULL REFERENCES stacks (id),
+  -- Copied from the bundle so the ranking is one scan of this table, no join.
+  machine INTEGER NOT NULL REFERENCES machines (id),
+  kernel_release TEXT NOT NULL,
+  preempt TEXT NOT NULL,
+  created_ms INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS events_bundle ON events (bundle_id);
 CREATE INDEX IF NOT EXISTS events_stack ON events (stack_id);
+CREATE INDEX IF NOT EXISTS events_signature ON events (class, signature, machine);
 CREATE TABLE IF NOT EXISTS files (
   path TEXT PRIMARY KEY,
   size INTEGER NOT NULL,
@@ -148,13 +155,13 @@ export interface RankQuery {
   top?: number;
 }
 
-/** SQL for the grouping key on the event/bundle join (e = events, b = bundles). */
+/** SQL for the grouping key on the events table. */
 const EVENT_KEY: Record<GroupBy | 'none', string> = {
   none: "''",
-  kernel: 'b.kernel_release',
-  driver: 'e.driver',
-  preempt: 'b.preempt',
-  load: 'e.load_kind',
+  kernel: 'kernel_release',
+  driver: 'driver',
+  preempt: 'preempt',
+  load: 'load_kind',
 };
 
 // Largest stack-id cache kept in memory during ingest (distinct stacks are few; this bounds
@@ -177,6 +184,7 @@ export class FleetStore {
   readonly path: string;
   private readonly db: Database.Database;
   private readonly stackIds = new Map<string, number>();
+  private readonly machineIds = new Map<string, number>();
   private readonly st: Record<string, Database.Statement>;
 
   constructor(path: string, db: Database.Database) {
@@ -197,10 +205,12 @@ export class FleetStore {
       insertPhase: db.prepare('INSERT INTO phases (bundle_id, kind, ms) VALUES (?, ?, ?)'),
       insertStack: db.prepare('INSERT OR IGNORE INTO stacks (frames) VALUES (?)'),
       stackId: db.prepare('SELECT id FROM stacks WHERE frames = ?').pluck(),
+      insertMachine: db.prepare('INSERT OR IGNORE INTO machines (machine_id) VALUES (?)'),
+      machineId: db.prepare('SELECT id FROM machines WHERE machine_id = ?').pluck(),
       insertEvent: db.prepare(
         `INSERT INTO events (bundle_id, idx, kind, class, function, module, signature, phase,
-           load_kind, driver, stack_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           load_kind, driver, stack_id, machine, kernel_release, preempt, created_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       upsertFile: db.prepare(
         `INSERT INTO files (path, size, mtime_ms, hash) VALUES (?, ?, ?, ?)
@@ -225,6 +235,16 @@ export class FleetStore {
     const id = this.st['stackId']!.get(framesJson) as number;
     if (this.stackIds.size >= STACK_CACHE_MAX) this.stackIds.clear();
     this.stackIds.set(framesJson, id);
+    return id;
+  }
+
+  private machineIdFor(machineId: string): number {
+    const cached = this.machineIds.get(machineId);
+    if (cached !== undefined) return cached;
+    this.st['insertMachine']!.run(machineId);
+    const id = this.st['machineId']!.get(machineId) as number;
+    if (this.machineIds.size >= STACK_CACHE_MAX) this.machineIds.clear();
+    this.machineIds.set(machineId, id);
     return id;
   }
 
@@ -265,6 +285,7 @@ export class FleetStore {
         for (const c of item.bundle.host.cards) this.st['insertDriver']!.run(id, c.driver);
         for (const p of item.bundle.phases)
           this.st['insertPhase']!.run(id, p.kind, p.endMs - p.startMs);
+        const machine = this.machineIdFor(rows.bundle.machineId);
         for (const e of rows.events) {
           this.st['insertEvent']!.run(
             id,
@@ -278,6 +299,10 @@ export class FleetStore {
             e.loadKind,
             e.driver,
             this.stackIdFor(e.framesJson),
+            machine,
+            rows.bundle.kernelRelease,
+            rows.bundle.preempt,
+            rows.bundle.createdMs,
           );
         }
       }
@@ -288,6 +313,7 @@ export class FleetStore {
     } catch (err) {
       // A rolled-back transaction may have cached ids of stacks that no longer exist.
       this.stackIds.clear();
+      this.machineIds.clear();
       throw err;
     }
   }
@@ -402,29 +428,33 @@ export class FleetStore {
       return g;
     };
 
-    // 2. Class totals per group.
-    const classRows = this.db
+    // 2. One scan of events: counts per group × class × signature × facet combination.
+    const eSince = since === null ? '' : 'AND created_ms >= @since';
+    const facetRows = this.db
       .prepare(
-        `SELECT ${key} AS grp, e.class AS class, COUNT(*) AS n
-         FROM events e JOIN bundles b ON b.id = e.bundle_id WHERE 1 ${sinceSql} GROUP BY grp, e.class`,
+        `SELECT ${key} AS grp, class, signature, kernel_release AS kernel, driver, preempt,
+           load_kind AS load, COUNT(*) AS n, MIN(created_ms) AS first, MAX(created_ms) AS last,
+           MAX(stack_id) AS stack, MIN(function) AS function, MIN(module) AS module
+         FROM events WHERE 1 ${eSince}
+         GROUP BY grp, class, signature, kernel, driver, preempt, load`,
       )
-      .all(params) as { grp: string; class: keyof RankingGroup['classes']; n: number }[];
-    for (const r of classRows) {
-      const g = groupOf(r.grp);
-      if (r.class in g.classes) g.classes[r.class] += r.n;
-    }
-
-    // 3. Per signature: incidents, machines, example event.
-    const sigRows = this.db
-      .prepare(
-        `SELECT ${key} AS grp, e.signature AS signature, MIN(e.function) AS function,
-           MIN(e.module) AS module, COUNT(*) AS incidents, COUNT(DISTINCT b.machine_id) AS machines,
-           MAX(e.stack_id) AS stack
-         FROM events e JOIN bundles b ON b.id = e.bundle_id
-         WHERE e.class = 'kernel' AND e.signature IS NOT NULL ${sinceSql}
-         GROUP BY grp, e.signature`,
-      )
-      .all(params) as {
+      .raw()
+      .all(params) as [
+      string,
+      keyof RankingGroup['classes'],
+      string | null,
+      string,
+      string,
+      string,
+      string,
+      number,
+      number,
+      number,
+      number,
+      string | null,
+      string | null,
+    ][];
+    interface Acc {
       grp: string;
       signature: string;
       function: string | null;
@@ -432,30 +462,6 @@ export class FleetStore {
       incidents: number;
       machines: number;
       stack: number;
-    }[];
-
-    // 4. Per signature and facet combination: kernels, drivers, preemption, loads, first/last seen.
-    const facetRows = this.db
-      .prepare(
-        `SELECT ${key} AS grp, e.signature AS signature, b.kernel_release AS kernel, e.driver AS driver,
-           b.preempt AS preempt, e.load_kind AS load, COUNT(*) AS n,
-           MIN(b.created_ms) AS first, MAX(b.created_ms) AS last
-         FROM events e JOIN bundles b ON b.id = e.bundle_id
-         WHERE e.class = 'kernel' AND e.signature IS NOT NULL ${sinceSql}
-         GROUP BY grp, e.signature, kernel, driver, preempt, load`,
-      )
-      .all(params) as {
-      grp: string;
-      signature: string;
-      kernel: string;
-      driver: string;
-      preempt: string;
-      load: string;
-      n: number;
-      first: number;
-      last: number;
-    }[];
-    interface Facets {
       kernels: Map<string, number>;
       drivers: Map<string, number>;
       preempts: Map<string, number>;
@@ -463,38 +469,76 @@ export class FleetStore {
       first: { ms: number; release: string };
       last: { ms: number; release: string };
     }
-    const facets = new Map<string, Facets>();
-    for (const r of facetRows) {
-      const k = `${r.grp}\u0000${r.signature}`;
-      let f = facets.get(k);
-      if (!f) {
-        f = {
+    const accs = new Map<string, Acc>();
+    for (const [
+      grp,
+      cls,
+      signature,
+      kernel,
+      driver,
+      preempt,
+      load,
+      n,
+      first,
+      last,
+      stack,
+      fn,
+      mod,
+    ] of facetRows) {
+      const g = groupOf(grp);
+      if (cls in g.classes) g.classes[cls] += n;
+      if (cls !== 'kernel' || signature === null) continue;
+      const k = `${grp}\u0000${signature}`;
+      let a = accs.get(k);
+      if (!a) {
+        a = {
+          grp,
+          signature,
+          function: fn,
+          module: mod,
+          incidents: 0,
+          machines: 0,
+          stack,
           kernels: new Map(),
           drivers: new Map(),
           preempts: new Map(),
           loads: new Map(),
-          first: { ms: r.first, release: r.kernel },
-          last: { ms: r.last, release: r.kernel },
+          first: { ms: first, release: kernel },
+          last: { ms: last, release: kernel },
         };
-        facets.set(k, f);
+        accs.set(k, a);
       }
-      bump(f.kernels, r.kernel, r.n);
-      bump(f.drivers, r.driver, r.n);
-      bump(f.preempts, r.preempt, r.n);
-      bump(f.loads, r.load, r.n);
-      if (r.first < f.first.ms) f.first = { ms: r.first, release: r.kernel };
-      if (r.last > f.last.ms) f.last = { ms: r.last, release: r.kernel };
+      a.incidents += n;
+      if (stack > a.stack) a.stack = stack;
+      bump(a.kernels, kernel, n);
+      bump(a.drivers, driver, n);
+      bump(a.preempts, preempt, n);
+      bump(a.loads, load, n);
+      if (first < a.first.ms) a.first = { ms: first, release: kernel };
+      if (last > a.last.ms) a.last = { ms: last, release: kernel };
     }
 
+    // 3. Distinct machines per signature (the index on class, signature, machine serves it).
+    const machineRows = this.db
+      .prepare(
+        `SELECT ${key} AS grp, signature, COUNT(DISTINCT machine) AS machines FROM events
+         WHERE class = 'kernel' AND signature IS NOT NULL ${eSince} GROUP BY grp, signature`,
+      )
+      .raw()
+      .all(params) as [string, string, number][];
+    const machinesOf = new Map(machineRows.map(([grp, sig, m]) => [`${grp}\u0000${sig}`, m]));
+
     const stackOf = this.db.prepare('SELECT frames FROM stacks WHERE id = ?').pluck();
-    const bySig = new Map<string, typeof sigRows>();
-    for (const r of sigRows) {
-      const list = bySig.get(r.grp) ?? [];
-      list.push(r);
-      bySig.set(r.grp, list);
+    const byGroup = new Map<string, Acc[]>();
+    for (const [k, a] of accs) {
+      const list = byGroup.get(a.grp) ?? [];
+      list.push(a);
+      byGroup.set(a.grp, list);
+      a.machines = machinesOf.get(k) ?? 0;
     }
-    for (const [grp, rows] of bySig) {
+    for (const [grp, list] of byGroup) {
       const g = groupOf(grp);
+      const rows = list;
       rows.sort(
         (a, b) =>
           b.incidents - a.incidents ||
@@ -503,27 +547,24 @@ export class FleetStore {
       );
       const kept = rows.slice(0, top);
       g.more = rows.length - kept.length;
-      g.signatures = kept.map((r) => {
-        const f = facets.get(`${grp}\u0000${r.signature}`)!;
-        return {
-          signature: r.signature,
-          function: r.function,
-          module: r.module,
-          incidents: r.incidents,
-          machines: r.machines,
-          perMachineHour: g.playbackHours > 0 ? r.incidents / g.playbackHours : 0,
-          share: g.classes.kernel > 0 ? r.incidents / g.classes.kernel : 0,
-          kernels: {
-            first: { release: f.first.release, at: isoOf(f.first.ms) },
-            last: { release: f.last.release, at: isoOf(f.last.ms) },
-            list: sortedCounts(f.kernels),
-          },
-          drivers: sortedCounts(f.drivers),
-          preempts: sortedCounts(f.preempts),
-          loads: sortedCounts(f.loads),
-          exampleStack: JSON.parse(stackOf.get(r.stack) as string) as string[],
-        };
-      });
+      g.signatures = kept.map((r) => ({
+        signature: r.signature,
+        function: r.function,
+        module: r.module,
+        incidents: r.incidents,
+        machines: r.machines,
+        perMachineHour: g.playbackHours > 0 ? r.incidents / g.playbackHours : 0,
+        share: g.classes.kernel > 0 ? r.incidents / g.classes.kernel : 0,
+        kernels: {
+          first: { release: r.first.release, at: isoOf(r.first.ms) },
+          last: { release: r.last.release, at: isoOf(r.last.ms) },
+          list: sortedCounts(r.kernels),
+        },
+        drivers: sortedCounts(r.drivers),
+        preempts: sortedCounts(r.preempts),
+        loads: sortedCounts(r.loads),
+        exampleStack: JSON.parse(stackOf.get(r.stack) as string) as string[],
+      }));
     }
 
     const rulesVersions = this.db

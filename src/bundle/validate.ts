@@ -121,7 +121,8 @@ function host(v: unknown, p: string): BundleHost {
   const q = `${p}.`;
   const flags = obj(o['configFlags'], `${q}configFlags`);
   const configFlags: Record<string, boolean> = {};
-  for (const [k, f] of Object.entries(flags)) {
+  // Keys sorted: a validated bundle's JSON text is canonical (see bundleHash).
+  for (const [k, f] of Object.entries(flags).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     configFlags[k] = typeof f === 'boolean' ? f : fail(`${q}configFlags.${k}`, 'true or false', f);
   }
   return {
