@@ -1,5 +1,6 @@
 // One call per command for `--html FILE`: build the view from what the command already has,
 // render, write. Keeps the commands' edits to a line or two.
+import { createRequire } from 'node:module';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { Bundle } from '../bundle/schema.js';
 import type { FleetRanking } from '../bundle/store.js';
@@ -11,11 +12,16 @@ import { fleetViewFromRanking } from './from-fleet.js';
 import { runViewFromSessionReport, type GrantedStream } from './from-session-report.js';
 import { writeHtmlReport } from './write-report.js';
 
-/** What every report needs besides its data. */
+/** What every report needs besides its data (defaults: this package's version, now). */
 export interface HtmlReportMeta {
-  toolVersion: string;
+  toolVersion?: string;
   /** When the report was made (its "Generated" line). */
-  now: Date;
+  now?: Date;
+}
+
+/** The package version, for the report's footer. */
+function packageVersion(): string {
+  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }
 
 /** The stream the device actually granted, from the session's events. */
@@ -31,17 +37,17 @@ export async function writeSessionHtml(
   path: string,
   report: SessionReport,
   history: readonly SessionEvent[],
-  meta: HtmlReportMeta,
+  meta: HtmlReportMeta = {},
 ): Promise<number> {
   return writeHtmlReport(
     path,
     {
       kind: 'session',
       title: `xrunhunt session: ${report.params.device} on ${report.host.kernelRelease}`,
-      generatedAt: meta.now.toISOString(),
+      generatedAt: (meta.now ?? new Date()).toISOString(),
       run: runViewFromSessionReport(report, grantedStream(history)),
     },
-    meta.toolVersion,
+    meta.toolVersion ?? packageVersion(),
   );
 }
 
@@ -50,17 +56,17 @@ export async function writeAnalyzeHtml(
   path: string,
   result: AnalysisResult,
   inputs: readonly string[],
-  meta: HtmlReportMeta,
+  meta: HtmlReportMeta = {},
 ): Promise<number> {
   return writeHtmlReport(
     path,
     {
       kind: 'analyze',
       title: `xrunhunt analysis: ${inputs.length === 1 ? inputs[0] : `${inputs.length} logs`}`,
-      generatedAt: meta.now.toISOString(),
+      generatedAt: (meta.now ?? new Date()).toISOString(),
       run: runViewFromAnalysis(result, inputs),
     },
-    meta.toolVersion,
+    meta.toolVersion ?? packageVersion(),
   );
 }
 
@@ -69,17 +75,17 @@ export async function writeCompareHtml(
   path: string,
   a: { bundle: Bundle; label: string },
   b: { bundle: Bundle; label: string },
-  meta: HtmlReportMeta,
+  meta: HtmlReportMeta = {},
 ): Promise<number> {
   return writeHtmlReport(
     path,
     {
       kind: 'compare',
       title: `xrunhunt compare: ${a.label} vs ${b.label}`,
-      generatedAt: meta.now.toISOString(),
+      generatedAt: (meta.now ?? new Date()).toISOString(),
       runs: [runViewFromBundle(a.bundle, a.label), runViewFromBundle(b.bundle, b.label)],
     },
-    meta.toolVersion,
+    meta.toolVersion ?? packageVersion(),
   );
 }
 
@@ -88,16 +94,16 @@ export async function writeAggregateHtml(
   path: string,
   ranking: FleetRanking,
   facts: [string, string][],
-  meta: HtmlReportMeta,
+  meta: HtmlReportMeta = {},
 ): Promise<number> {
   return writeHtmlReport(
     path,
     {
       kind: 'aggregate',
       title: 'xrunhunt fleet ranking',
-      generatedAt: meta.now.toISOString(),
+      generatedAt: (meta.now ?? new Date()).toISOString(),
       fleet: fleetViewFromRanking(ranking, facts),
     },
-    meta.toolVersion,
+    meta.toolVersion ?? packageVersion(),
   );
 }

@@ -17,7 +17,7 @@ code,.mono,pre{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,monospace;font-
 .conclusion{background:var(--panel);border-left:4px solid var(--s0);padding:10px 14px;margin:12px 0}
 .conclusion p{margin:4px 0}.limit{border-left-color:var(--muted)}.warn{border-left-color:var(--bad)}
 table{border-collapse:collapse;margin:8px 0}th,td{text-align:left;padding:3px 12px 3px 0;vertical-align:top}
-th{color:var(--muted);font-weight:500}tbody tr{border-top:1px solid var(--line)}
+th{color:var(--muted);font-weight:500;white-space:nowrap}tbody tr{border-top:1px solid var(--line)}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
 figure.chart{margin:16px 0 24px;background:var(--panel);border-radius:6px;padding:10px 12px;overflow-x:auto}
 figcaption{font-weight:600;margin-bottom:6px}svg{display:block;max-width:100%;height:auto}

@@ -21,16 +21,18 @@ function classLine(run: RunView): string {
 }
 
 function runBody(run: RunView): string[] {
+  // A log analysed after the fact has no session clock: no timeline, headroom or load.
+  const played = run.durationMs !== null;
   return [
     renderConclusion(run),
     el('h2', {}, text('Setup')),
     renderFacts([run]),
     el('h2', {}, text('Charts')),
-    timelineChart([run]),
-    headroomChart([run]),
+    played ? timelineChart([run]) : '',
+    played ? headroomChart([run]) : '',
     offenderChart([run]),
     classLine(run),
-    throughputChart([run]),
+    played ? throughputChart([run]) : '',
     el('h2', {}, text(`Kernel events (${run.events.length})`)),
     renderEvents(run, true),
   ];

@@ -1,7 +1,7 @@
 // The xrun timeline: cumulative xruns over session time, one step line per run, with every
 // userspace xrun as a dot and every kernel XRUN dump as a tick, over bands that show which
 // load phase was running. Two runs (compare) share the time axis and are overlaid.
-import { el, text, tooltip } from '../markup.js';
+import { el, num, text, tooltip } from '../markup.js';
 import { legend } from './bar-chart.js';
 import { formatTick, linearScale, niceTicks } from './scale.js';
 
@@ -103,7 +103,7 @@ export function renderTimelineChart(runs: readonly TimelineRun[]): string {
             },
             tooltip(
               `${runs.length > 1 ? `${r.name}: ` : ''}${p.name} (${p.kind}) ` +
-                `${formatTick(p.startMs / 1000)}–${formatTick(p.endMs / 1000)} s, ${p.xruns} xruns`,
+                `${formatTick(p.startMs / 1000)}–${formatTick(p.endMs / 1000)} s, ${p.xruns} xrun${p.xruns === 1 ? '' : 's'}`,
             ),
           ),
           w > 40
@@ -151,11 +151,11 @@ export function renderTimelineChart(runs: readonly TimelineRun[]): string {
   // Cumulative xruns: a step line and a dot per xrun.
   runs.forEach((r, ri) => {
     const times = [...r.xrunsMs].sort((a, b) => a - b);
-    let d = `M${x(0)},${y(0)}`;
+    let d = `M${num(x(0))},${num(y(0))}`;
     times.forEach((t, i) => {
-      d += ` H${x(t)} V${y(i + 1)}`;
+      d += ` H${num(x(t))} V${num(y(i + 1))}`;
     });
-    d += ` H${x(r.durationMs)}`;
+    d += ` H${num(x(r.durationMs))}`;
     parts.push(el('path', { class: `step s${ri}`, d }));
     times.forEach((t, i) => {
       parts.push(
