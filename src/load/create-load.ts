@@ -3,6 +3,7 @@
 import { UsageError } from '../errors.js';
 import { ChildProcessLoad } from './child-load.js';
 import { validateLoadOptions } from './preflight.js';
+import type { Phase } from './phase-plan.js';
 import { LOAD_KINDS, type LoadGenerator, type LoadKind, type LoadOptions } from './types.js';
 
 /** Narrows user text to a load kind, with the list of kinds in the error. */
@@ -20,4 +21,12 @@ export function parseLoadKind(text: string): LoadKind {
 export function createLoad(kind: LoadKind, options: LoadOptions): LoadGenerator {
   validateLoadOptions(kind, options);
   return new ChildProcessLoad(kind, options);
+}
+
+/** Creates the load for one phase of a plan: the phase's kind, duration and options over `base`. */
+export function createPhaseLoad(
+  phase: Phase,
+  base: Omit<LoadOptions, 'durationMs'> = {},
+): LoadGenerator {
+  return createLoad(phase.kind, { ...base, ...phase.options, durationMs: phase.durationMs });
 }

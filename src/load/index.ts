@@ -9,7 +9,7 @@ export type {
   LoadStopReason,
 } from './types.js';
 export { LOAD_KINDS } from './types.js';
-export { createLoad, parseLoadKind } from './create-load.js';
+export { createLoad, createPhaseLoad, parseLoadKind } from './create-load.js';
 export { parsePhasePlan, phaseAt, phasePlanDurationMs } from './phase-plan.js';
 export type { Phase, PhaseOptions } from './phase-plan.js';
 export { preflightLoad } from './preflight.js';

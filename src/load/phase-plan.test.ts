@@ -60,3 +60,21 @@ for (const [plan, message] of bad) {
     );
   });
 }
+
+test('a phase becomes a load with its own kind, duration and options over the base options', async () => {
+  const { createPhaseLoad } = await import('./create-load.js');
+  const [phase] = parsePhasePlan('cpu:1s:workers=3');
+  const load = createPhaseLoad(phase!, { dir: '/tmp', workers: 1 });
+  assert.equal(load.kind, 'cpu');
+  assert.deepEqual(load.stats(), {
+    kind: 'cpu',
+    seconds: 0,
+    bytes: 0,
+    mbPerSec: 0,
+    ops: 0,
+    opsPerSec: 0,
+    opsUnit: 'hash',
+    workers: 0,
+  });
+  assert.throws(() => createPhaseLoad({ ...phase!, durationMs: 0 }), /invalid duration 0 ms/);
+});
