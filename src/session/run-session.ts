@@ -85,6 +85,8 @@ export interface SessionDeps {
   startPlayback: (options: PlaybackOptions, ctx: { signal?: AbortSignal }) => PlaybackHandle;
   createLoad: (kind: LoadKind, options: LoadOptions) => LoadGenerator;
   selectCapture: (capture: string, signal: AbortSignal) => Promise<SelectedCapture>;
+  /** doctor's checks for this machine (optional: a failing doctor never stops a session). */
+  preflight?: (roots: SessionOptions['roots']) => SessionCheck[];
 }
 
 /** The finished session. */
@@ -269,6 +271,22 @@ async function runSession(
   if (p.mask === 0) {
     limitations.push('--mask 0: xrun_debug was not changed, so the kernel printed no XRUN dumps.');
   }
+  if (deps.preflight) {
+    try {
+      const doctor = deps.preflight(o.roots);
+      // doctor explains xrun_debug itself: keep its check, not the session's short one.
+      if (doctor.some((c) => c.id === 'xrun_debug')) checks.splice(0, checks.length);
+      checks.push(...doctor);
+    } catch (err) {
+      checks.push({
+        id: 'doctor',
+        status: 'warn',
+        message: `doctor checks failed: ${errMsg(err)}`,
+      });
+    }
+  }
+  for (const c of checks)
+    if (c.status === 'fail' || c.status === 'warn') note(`preflight ${c.status}: ${c.message}`);
   emit({ type: 'preflight', timeMs: elapsed(), checks });
 
   // ---- apply --------------------------------------------------------------------------
