@@ -3,9 +3,14 @@
 // `debug restore`; `session-<pid>.json` holds those of a run that restores on exit. A session
 // file whose process is dead was left by a killed run and is restored at the next start.
 import * as nodeFs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { JournalFs, JournalOwner } from './journal.js';
-import { SettingsJournal, isOwnerAlive, readProcessStartTicks } from './journal.js';
+import {
+  SettingsJournal,
+  defaultJournalDir,
+  isOwnerAlive,
+  readProcessStartTicks,
+} from './journal.js';
 import type { SettingFileIo } from './setting-file.js';
 
 /** The journal of lasting changes (`debug on` / `debug off`). */
@@ -82,4 +87,30 @@ export function findJournals(
     }
   }
   return { journals, errors };
+}
+
+/** Where root's journal goes when /var/lib is read-only (live systems, the lab guest): a tmpfs. */
+export const ROOT_FALLBACK_JOURNAL_DIR = '/run/xrunhunt';
+
+/**
+ * defaultJournalDir, except that root on a read-only /var/lib falls back to /run/xrunhunt.
+ * Kernel settings do not survive a reboot either, so a tmpfs journal still covers kill -9.
+ */
+export function resolveJournalDir(
+  env: NodeJS.ProcessEnv,
+  uid: number,
+  home: string,
+  writable: (dir: string) => boolean = (dir) => {
+    try {
+      nodeFs.accessSync(dir, nodeFs.constants.W_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+): string {
+  const dir = defaultJournalDir(env, uid, home);
+  if (uid !== 0 || (env['XDG_STATE_HOME'] ?? '') !== '') return dir;
+  if (nodeFs.existsSync(dir) ? writable(dir) : writable(dirname(dir))) return dir;
+  return ROOT_FALLBACK_JOURNAL_DIR;
 }

@@ -212,3 +212,15 @@ test('journal folder: XDG_STATE_HOME, then /var/lib for root, then ~/.local/stat
     '/home/u/.local/state/xrunhunt',
   );
 });
+
+test('root on a read-only /var/lib falls back to /run/xrunhunt; XDG and non-root never do', async () => {
+  const { resolveJournalDir } = await import('./journal-files.js');
+  const never = () => false;
+  assert.equal(resolveJournalDir({}, 0, '/root', never), '/run/xrunhunt');
+  assert.equal(
+    resolveJournalDir({}, 0, '/root', () => true),
+    '/var/lib/xrunhunt',
+  );
+  assert.equal(resolveJournalDir({ XDG_STATE_HOME: '/x' }, 0, '/root', never), '/x/xrunhunt');
+  assert.equal(resolveJournalDir({}, 1000, '/home/u', never), '/home/u/.local/state/xrunhunt');
+});

@@ -23,7 +23,6 @@ import {
   currentOwner,
   decodeXrunDebugMask,
   deadSessionJournals,
-  defaultJournalDir,
   describeRestoreReport,
   discoverAsound,
   findJournals,
@@ -31,6 +30,7 @@ import {
   parseXrunDebugMask,
   readKernelRelease,
   realSettingFileIo,
+  resolveJournalDir,
   restorePendingJournals,
   selectStreams,
   whyNoXrunDebug,
@@ -77,9 +77,9 @@ const JSON_OPTION = {
   json: { type: 'boolean', description: 'print one JSON document on stdout' },
 } as const;
 
-/** The journal folder for this user ($XDG_STATE_HOME/xrunhunt, /var/lib/xrunhunt, ~/.local/state/xrunhunt). */
+/** The journal folder for this user ($XDG_STATE_HOME/xrunhunt, /var/lib/xrunhunt or /run/xrunhunt, ~/.local/state/xrunhunt). */
 export function journalDirFor(io: CliIo): string {
-  return defaultJournalDir(io.env, process.getuid?.() ?? 1000, io.env['HOME'] || homedir());
+  return resolveJournalDir(io.env, process.getuid?.() ?? 1000, io.env['HOME'] || homedir());
 }
 
 function interactive(io: CliIo): boolean {
