@@ -107,6 +107,17 @@ Without files, shows the ranking of what the store already holds.`,
       default: 'text',
       description: 'text | markdown',
     },
+    html: {
+      type: 'string',
+      valueName: 'FILE',
+      description:
+        'also write the ranking as a self-contained HTML report to FILE (rewritten on each refresh with --watch)',
+    },
+    tui: {
+      type: 'boolean',
+      description:
+        'with --watch on a terminal: a live ranking dashboard instead of reprinting (q quits)',
+    },
   },
   async run(ctx) {
     const { io, values } = ctx;
@@ -136,6 +147,7 @@ Without files, shows the ranking of what the store already holds.`,
       signer = await loadAnalyzerSigner();
     }
 
+    let dash: import('../../tui/fleet-dashboard.js').FleetDashboard | null = null;
     const store = openFleetStore(dbPath);
     try {
       const warnSkip = (s: { file: string; reason: string; quarantinedTo?: string }): void => {
@@ -167,8 +179,26 @@ Without files, shows the ranking of what the store already holds.`,
       if (files.length > 0 && !values.json) io.stderr.write(`${summarizeIngest(report)}\n`);
 
       const rank = (): FleetRanking => store.rank({ by: by ?? null, sinceMs, top });
+      const html = values.html === undefined ? null : resolve(io.cwd, values.html);
+      const writeHtml = async (ranking: FleetRanking): Promise<void> => {
+        const { writeAggregateHtml } = await import('../../report-html/index.js');
+        await writeAggregateHtml(html!, ranking, [['store', dbPath]]);
+      };
+      dash =
+        values.tui && values.watch && io.stdoutIsTTY && !values.json
+          ? (await import('../../tui/fleet-dashboard.js')).startFleetDashboard(
+              io,
+              paths.map(displayName),
+            )
+          : null;
       const show = (ranking: FleetRanking, ingest: IngestReport | null): void => {
-        if (values.json) {
+        if (html && values.watch) {
+          writeHtml(ranking).catch((err: unknown) =>
+            io.stderr.write(`xrunhunt: ${(err as Error).message}\n`),
+          );
+        }
+        if (dash) dash.update(ranking, ingest ? summarizeIngest(ingest) : '', new Date());
+        else if (values.json) {
           const doc = {
             db: dbPath,
             ingest,
@@ -186,32 +216,42 @@ Without files, shows the ranking of what the store already holds.`,
         }
       };
       show(rank(), files.length > 0 || values.watch ? report : null);
-      if (!values.watch) return 0;
+      if (!values.watch) {
+        if (html) await writeHtml(rank());
+        return 0;
+      }
 
       const { watchInboxes } = await import('../../bundle/inbox-watch.js');
-      if (!values.json)
+      if (!values.json && !dash)
         io.stderr.write(`watching ${paths.map(displayName).join(', ')} (Ctrl-C to stop)\n`);
+      // q on the dashboard stops watching like Ctrl-C does.
+      const stopped = new AbortController();
+      dash?.quit.then(() => stopped.abort()).catch(() => undefined);
       await watchInboxes(paths, {
-        signal: ctx.signal,
+        signal: AbortSignal.any([ctx.signal, stopped.signal]),
         onError: (err) =>
           io.stderr.write(`xrunhunt: watch: ${(err as Error).message ?? String(err)}\n`),
         onFiles: (inbox, changed) => {
           const r = ingestFiles(store, changed, { ...options, inbox });
           if (r.added === 0 && r.duplicates === 0 && r.skipped.length === 0) return;
           if (values.json) writeNdjson(io.stdout, { type: 'ingest', inbox, ...r });
-          else io.stderr.write(`${new Date().toISOString()} ${summarizeIngest(r)}\n`);
+          else if (!dash) io.stderr.write(`${new Date().toISOString()} ${summarizeIngest(r)}\n`);
           if (r.added > 0) {
-            if (!values.json && io.stdoutIsTTY) io.stdout.write('\x1b[2J\x1b[H');
+            if (!values.json && io.stdoutIsTTY && !dash) io.stdout.write('\x1b[2J\x1b[H');
             show(rank(), r);
           }
         },
       });
       await new Promise<void>((done) => {
-        if (ctx.signal.aborted) done();
-        else ctx.signal.addEventListener('abort', () => done(), { once: true });
+        if (ctx.signal.aborted || stopped.signal.aborted) done();
+        else {
+          ctx.signal.addEventListener('abort', () => done(), { once: true });
+          stopped.signal.addEventListener('abort', () => done(), { once: true });
+        }
       });
       return 0;
     } finally {
+      dash?.close();
       store.close();
     }
   },
