@@ -55,7 +55,7 @@ function groupSection(g: FleetGroupView, index: number, by: string | null): stri
             {},
             el(
               'details',
-              { class: 'event', 'data-signature': r.signature, 'data-class': 'kernel' },
+              { class: 'fleet-stack', 'data-signature': r.signature },
               el('summary', {}, el('code', {}, text(rowName(r)))),
               el('p', { class: 'mono' }, text(`signature: ${r.signature}`)),
               r.exampleStack.length > 0

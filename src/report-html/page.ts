@@ -32,7 +32,7 @@ svg .marker{stroke:var(--bad);stroke-dasharray:4 3}svg .marker-label{fill:var(--
 .legend{display:flex;gap:16px;margin:0 0 6px;color:var(--muted)}.legend i{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}
 .legend .s0 i{background:var(--s0)}.legend .s1 i{background:var(--s1)}.legend .s2 i{background:var(--s2)}.legend span{fill:none;stroke:none}
 .empty{color:var(--muted);font-style:italic;margin:4px 0}
-details.event{border-top:1px solid var(--line);padding:4px 0}details.event summary{cursor:pointer}
+details.event{border-top:1px solid var(--line);padding:4px 0}details summary{cursor:pointer}
 details.event ol{margin:6px 0 8px;padding-left:40px}details.event li{font-family:ui-monospace,"DejaVu Sans Mono",Menlo,monospace;font-size:12.5px}
 mark{background:var(--hit);color:inherit;padding:0 2px;border-radius:2px}
 .cls{display:inline-block;min-width:52px;color:var(--muted)}

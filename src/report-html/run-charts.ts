@@ -49,7 +49,7 @@ export function headroomChart(runs: readonly RunView[]): string {
     const r = runs[0]!;
     return renderBarChart({
       id: 'headroom',
-      title: `Headroom when the writer woke, per load phase (µs; lower is closer to an xrun; period ${r.periodUs === null ? '?' : formatTick(r.periodUs)} µs)`,
+      title: `Headroom when the writer woke, per load phase (µs; lower is closer to an xrun; period ${r.periodUs === null ? '?' : `${(r.periodUs / 1000).toFixed(2)} ms`})`,
       unit: 'µs',
       categories: r.phaseHeadroom.map((p) => p.phase),
       series: [

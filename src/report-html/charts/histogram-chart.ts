@@ -52,7 +52,7 @@ export function renderHistogramChart(input: HistogramInput): string {
   const n = starts.length;
   const slot = (WIDTH - LEFT - RIGHT) / n;
   const max = Math.max(1, ...series.flatMap((s) => s.counts));
-  const yTicks = niceTicks(max, 4);
+  const yTicks = niceTicks(max, 4, 1);
   const y = linearScale([0, yTicks.at(-1)!], [TOP + PLOT_H, TOP]);
   const parts: string[] = [];
   for (const t of yTicks) {

@@ -12,6 +12,7 @@ test('nice steps are 1, 2 or 5 × 10^k', () => {
 test('ticks start at 0 and end at the first nice value ≥ max', () => {
   assert.deepEqual(niceTicks(70.4, 8), [0, 10, 20, 30, 40, 50, 60, 70, 80]);
   assert.deepEqual(niceTicks(3, 5), [0, 1, 2, 3]);
+  assert.deepEqual(niceTicks(1, 4, 1), [0, 1]);
   assert.deepEqual(niceTicks(0.25, 5), [0, 0.05, 0.1, 0.15, 0.2, 0.25]);
 });
 

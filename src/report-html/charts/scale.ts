@@ -24,9 +24,9 @@ export function niceStep(max: number, maxTicks = 5): number {
   return 10 * mag;
 }
 
-/** Tick values from 0 up to the first nice value ≥ max (the axis end). */
-export function niceTicks(max: number, maxTicks = 5): number[] {
-  const step = niceStep(max, maxTicks);
+/** Tick values from 0 up to the first nice value ≥ max (the axis end); counts pass minStep 1. */
+export function niceTicks(max: number, maxTicks = 5, minStep = 0): number[] {
+  const step = Math.max(minStep, niceStep(max, maxTicks));
   const top = Math.max(step, Math.ceil(max / step - 1e-9) * step);
   const ticks: number[] = [];
   for (let i = 0; i * step <= top + step * 1e-9; i++)

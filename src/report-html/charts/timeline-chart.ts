@@ -68,7 +68,7 @@ export function renderTimelineChart(runs: readonly TimelineRun[]): string {
   const height = kernelTop + (anyKernel ? runs.length * KERNEL_ROW_H + 4 : 0) + 4;
   const xTicksS = niceTicks(durationMs / 1000, 8);
   const x = linearScale([0, xTicksS.at(-1)! * 1000], [LEFT, WIDTH - RIGHT]);
-  const yTicks = niceTicks(maxCount, 4);
+  const yTicks = niceTicks(maxCount, 4, 1);
   const y = linearScale([0, yTicks.at(-1)!], [TOP + PLOT_H, TOP]);
   const parts: string[] = [];
 
