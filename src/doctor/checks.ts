@@ -106,6 +106,14 @@ export function checkXrunDebug(f: DoctorFacts, capture: CaptureChoice): Check {
           : 'a session turns it on (mask 3) and restores it afterwards',
     };
   }
+  if (f.asound.streams.length === 0) {
+    return {
+      id: 'xrun_debug',
+      status: capture.usable ? 'warn' : 'fail',
+      summary: 'not available: no sound card / PCM stream (see "sound")',
+      advice: '',
+    };
+  }
   const why = explainXrunDebugAbsence({
     procRoot: f.roots.procRoot,
     asoundPresent: f.asound.present,
