@@ -41,6 +41,8 @@ const SAMPLE_EVERY_MS = 1000;
 
 interface WorkerState {
   child: ChildProcess;
+  /** Set when the process could not be started or signalled (EAGAIN, ENOMEM...). */
+  error?: Error;
   counters: LoadCounters;
   done?: Extract<WorkerMessage, { type: 'done' }>;
   exit?: { code: number | null; signal: NodeJS.Signals | null };
@@ -200,6 +202,7 @@ export class ChildProcessLoad implements LoadGenerator {
       state.counters = m.counters;
       if (m.type === 'done') state.done = m;
     });
+    child.on('error', (err) => (state.error ??= err));
     return state;
   }
 
@@ -215,6 +218,8 @@ export class ChildProcessLoad implements LoadGenerator {
       };
       if (w.child.exitCode !== null || w.child.signalCode !== null)
         onExit(w.child.exitCode, w.child.signalCode);
+      else if (w.child.pid === undefined)
+        onExit(null, null); // never started: 'error' says why
       else w.child.once('exit', onExit);
     });
   }
@@ -228,6 +233,7 @@ export class ChildProcessLoad implements LoadGenerator {
     if (troubled && reason !== 'interrupted') {
       final.stopDetail =
         troubled.done?.detail ??
+        (troubled.error && `cannot start a load worker: ${troubled.error.message}`) ??
         `a load worker ended without reporting (exit ${troubled.exit?.code ?? troubled.exit?.signal ?? 'unknown'})`;
     }
     const ext = this.workers[0]?.done;

@@ -3,6 +3,7 @@
 // file is written and at every pass, so reads really go to the disk.
 import { closeSync, fsyncSync, openSync, readSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { errnoCode, XrunhuntError } from '../../errors.js';
 import type { KindSpec } from '../kind-spec.js';
 
 const MiB = 1024 ** 2;
@@ -16,7 +17,16 @@ const PREP_BLOCK = 4 * MiB;
 
 /** Empties the clean page cache (root only): `echo 1 > /proc/sys/vm/drop_caches`. */
 export function dropPageCache(): void {
-  writeFileSync('/proc/sys/vm/drop_caches', '1\n');
+  try {
+    writeFileSync('/proc/sys/vm/drop_caches', '1\n');
+  } catch (err) {
+    throw new XrunhuntError(
+      'permission',
+      `cannot drop the page cache: writing /proc/sys/vm/drop_caches failed (${errnoCode(err) ?? String(err)}); ` +
+        'inside a container /proc/sys is often read-only',
+      { cause: err },
+    );
+  }
 }
 
 export const readLoad: KindSpec = {
