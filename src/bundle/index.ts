@@ -15,3 +15,4 @@ export { writeBundle, encodeBundle, writeFileAtomic } from './write.js';
 export { scrubBundle, scrubText, PLACEHOLDERS, type ScrubKnown } from './scrub.js';
 export { machineId, machineIdPath } from './machine-id.js';
 export { canonicalJson, contentHash, bundleHash } from './content-hash.js';
+export { framesToBundleText, frameText, bundleFramesToLog, type FrameLike } from './frame-text.js';

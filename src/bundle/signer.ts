@@ -3,6 +3,7 @@
 import { XrunhuntError } from '../errors.js';
 import type { BundleEventOffender, BundleOffenderClass } from './schema.js';
 import type { SignFrames } from './store.js';
+import { bundleFramesToLog } from './frame-text.js';
 
 export interface Signer {
   sign: SignFrames;
@@ -28,12 +29,10 @@ export function toOffender(v: unknown): BundleEventOffender {
   };
 }
 
-/** Names the analyzer may export the frames → offender function under. */
-const SIGN_EXPORTS = ['signFrames', 'offenderFromFrames', 'signatureFromFrames', 'classifyFrames'];
-
 /**
- * Loads the analyzer's current rules (RULES_VERSION + a frames → offender function).
- * Exists so `aggregate --resign` and ingest use exactly the rules `analyze` uses.
+ * Loads the analyzer's current rules (RULES_VERSION + analyzeText) and signs bundle frames
+ * by letting the analyzer read them as a kernel log. Exists so `aggregate --resign` and
+ * ingest use exactly the rules `analyze` uses.
  */
 export async function loadAnalyzerSigner(): Promise<Signer> {
   const ext = import.meta.url.endsWith('.ts') ? 'ts' : 'js';
@@ -47,19 +46,28 @@ export async function loadAnalyzerSigner(): Promise<Signer> {
     throw new XrunhuntError(
       'unsupported',
       `re-signing needs the analyzer's rules, which could not be loaded: ${(err as Error).message}`,
-      {
-        cause: err,
-      },
+      { cause: err },
     );
   }
   const version = mod['RULES_VERSION'];
-  const fnName = SIGN_EXPORTS.find((n) => typeof mod[n] === 'function');
-  if ((typeof version !== 'string' && typeof version !== 'number') || !fnName) {
+  const analyzeText = mod['analyzeText'];
+  if (
+    (typeof version !== 'string' && typeof version !== 'number') ||
+    typeof analyzeText !== 'function'
+  ) {
     throw new XrunhuntError(
       'unsupported',
-      `re-signing needs RULES_VERSION and a frames → offender function (${SIGN_EXPORTS.join(' | ')}) from src/analysis; this build has ${fnName ? 'no RULES_VERSION' : 'no such function'}`,
+      're-signing needs RULES_VERSION and analyzeText from src/analysis, which this build lacks',
     );
   }
-  const fn = mod[fnName] as (frames: string[]) => unknown;
-  return { rulesVersion: String(version), sign: (frames) => toOffender(fn(frames)) };
+  const analyze = analyzeText as (text: string) => { events: { offender: unknown }[] };
+  return {
+    rulesVersion: String(version),
+    sign: (frames) => {
+      const events = analyze(bundleFramesToLog(frames).join('\n')).events;
+      return events.length === 1
+        ? toOffender(events[0]!.offender)
+        : { class: 'none', function: null, module: null, signature: null };
+    },
+  };
 }

@@ -150,12 +150,18 @@ Without files, shows the ranking of what the store already holds.`,
     let dash: import('../../tui/fleet-dashboard.js').FleetDashboard | null = null;
     const store = openFleetStore(dbPath);
     try {
+      // A store that was re-signed once keeps new bundles consistent with it.
+      if (!signer && files.length > 0 && store.rulesVersion() !== null) {
+        const { loadAnalyzerSigner } = await import('../../bundle/signer.js');
+        signer = await loadAnalyzerSigner();
+      }
       const warnSkip = (s: { file: string; reason: string; quarantinedTo?: string }): void => {
         io.stderr.write(
           `xrunhunt: skipped ${s.reason}${s.quarantinedTo ? ` (moved to ${displayName(s.quarantinedTo)})` : ''}\n`,
         );
       };
-      const resignInfo = signer ? store.resign(signer.sign, signer.rulesVersion) : null;
+      const resignInfo =
+        signer && values.resign ? store.resign(signer.sign, signer.rulesVersion) : null;
       if (resignInfo && !values.json) {
         io.stderr.write(
           `re-signed with rules ${signer!.rulesVersion}: ${resignInfo.events} event${resignInfo.events === 1 ? '' : 's'} changed signature\n`,
