@@ -1,8 +1,11 @@
 // Benchmark: xrunhunt's real-time writer against its peer, `chrt -f 70 aplay`, on the same
 // JACK dummy clock (plug:jack, period 64 / buffer 128 at 48 kHz) under the same CPU + IO load
-// (busy loops + a dd/fsync writer), in the same run, alternating. Goal: xrunhunt's xruns ≤
-// aplay's. Prints both xrun counts and both CPU times (user + sys of the whole process).
-//   npm run bench:play -- [--duration SECONDS] [--rounds R] [--busy N] [--no-load]
+// (busy loops + a dd/fsync writer), in the same run. Goal: xrunhunt's xruns ≤ aplay's.
+// Prints both xrun counts and both CPU times (user + sys of the whole process).
+// Default mode `concurrent`: both play at the same time as two clients of the same JACK
+// server, so load bursts on a shared machine hit both equally; `alternate` runs them one
+// after the other (each alone on the CPU, but at different moments of the load).
+//   npm run bench:play -- [--duration SECONDS] [--rounds R] [--busy N] [--no-load] [--mode concurrent|alternate]
 //   npm run bench:play -- --idle          (10-minute idle run of xrunhunt alone: goal 0 xruns)
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -21,6 +24,7 @@ const { values } = parseArgs({
     busy: { type: 'string', default: String(availableParallelism()) },
     'no-load': { type: 'boolean', default: false },
     idle: { type: 'boolean', default: false },
+    mode: { type: 'string', default: 'concurrent' },
   },
 });
 const idle = values.idle;
@@ -143,14 +147,18 @@ process.on('SIGINT', () => {
 const totals = { aplay: { xruns: 0, cpuS: 0 }, xrunhunt: { xruns: 0, cpuS: 0 } };
 try {
   console.log(
-    `plug:jack period 64 / buffer 128 @ 48 kHz, ${seconds} s per run, ${idle ? 1 : rounds} round(s), ` +
+    `plug:jack period 64 / buffer 128 @ 48 kHz, ${seconds} s per run, ${idle ? 1 : rounds} round(s), ${idle ? 'xrunhunt alone' : values.mode}, ` +
       (withLoad ? `load: ${busy} busy loops + dd 64 MiB conv=fsync loop` : 'no load'),
   );
   for (let i = 0; i < (idle ? 1 : rounds); i++) {
     // Alternate who goes first so neither always meets the same phase of the load.
     const order = idle ? ['xrunhunt'] : i % 2 === 0 ? ['aplay', 'xrunhunt'] : ['xrunhunt', 'aplay'];
-    for (const who of order) {
-      const r = who === 'aplay' ? await runAplay() : await runXrunhunt();
+    const together = !idle && values.mode === 'concurrent';
+    const results = together
+      ? await Promise.all(order.map((who) => (who === 'aplay' ? runAplay() : runXrunhunt())))
+      : [];
+    for (const [k, who] of order.entries()) {
+      const r = together ? results[k]! : who === 'aplay' ? await runAplay() : await runXrunhunt();
       const t = totals[who as 'aplay' | 'xrunhunt'];
       t.xruns += r.xruns;
       t.cpuS += r.cpuS;

@@ -62,6 +62,12 @@ export function formatSummary(s: PlaybackSummary): string {
       `writer thread: ${s.policy.policy}${s.policy.priority > 0 ? ` priority ${s.policy.priority}` : ''} (tid ${s.policy.tid})`,
     );
   }
+  if (s.writerThread) {
+    const w = s.writerThread;
+    lines.push(
+      `writer thread CPU ${(w.cpuMs / 1000).toFixed(2)} s (${s.seconds > 0 ? (w.cpuMs / 10 / s.seconds).toFixed(1) : '-'} %), page faults ${w.minorFaults} minor, ${w.majorFaults} major`,
+    );
+  }
   lines.push(fmtHist('headroom µs:', s.histograms.headroomUs));
   lines.push(fmtHist('write µs:   ', s.histograms.writeUs));
   if (s.xruns.length > 0) {
@@ -93,6 +99,7 @@ export function summaryToJson(
       startNs: String(x.startNs),
     })),
     histograms: s.histograms,
+    writerThread: s.writerThread,
     warnings: extra.warnings,
   };
 }

@@ -16,6 +16,7 @@ export type {
   HwPcm,
   HistogramSummary,
   StallPlan,
+  ThreadUsage,
 } from './types.js';
 export { parseStallPlan, stallPlanSpanMs } from './stall-plan.js';
 export { AlsaError } from '../alsa/alsa-error.js';

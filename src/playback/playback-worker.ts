@@ -8,6 +8,7 @@ import { isXrunhuntError } from '../errors.js';
 import { summarizeHistogram } from './latency-histogram.js';
 import { createSignalSource } from './signal-source.js';
 import { runWriteLoop } from './write-loop.js';
+import { diffThreadUsage, readThreadUsage } from './thread-usage.js';
 import type { LoopEvent } from './write-loop.js';
 import { CONTROL_STOP } from './protocol.js';
 import type { WorkerData, WorkerFailure, WorkerMessage } from './protocol.js';
@@ -82,6 +83,7 @@ function run(): void {
       event: { device: o.device, granted, policy, hwPcm, pcmType: pcm.typeName(), startNs },
     });
     const sleeper = new Int32Array(new SharedArrayBuffer(4));
+    const usageBefore = readThreadUsage();
     const result = runWriteLoop(
       {
         granted,
@@ -106,6 +108,7 @@ function run(): void {
         },
       },
     );
+    const writerThread = diffThreadUsage(usageBefore, readThreadUsage());
     pcm.drop();
     send({
       type: 'ended',
@@ -124,6 +127,7 @@ function run(): void {
           headroomUs: summarizeHistogram(result.headroomUs),
           writeUs: summarizeHistogram(result.writeUs),
         },
+        writerThread,
       },
     });
   } finally {

@@ -3,8 +3,9 @@
 import type { GrantedParams, HwPcm } from '../alsa/pcm-binding.js';
 import type { HistogramSummary } from './latency-histogram.js';
 import type { StallPlan } from './stall-plan.js';
+import type { ThreadUsage } from './thread-usage.js';
 
-export type { GrantedParams, HwPcm, HistogramSummary, StallPlan };
+export type { GrantedParams, HwPcm, HistogramSummary, StallPlan, ThreadUsage };
 
 export type SignalKind = 'silence' | 'sine';
 
@@ -106,6 +107,8 @@ export interface PlaybackSummary {
   xruns: XrunEvent[];
   stallsInjected: number;
   histograms: { headroomUs: HistogramSummary; writeUs: HistogramSummary };
+  /** The writer thread's own CPU time and page faults during the loop (null if unreadable). */
+  writerThread: ThreadUsage | null;
 }
 
 /** Typed event map of a playback handle. */
