@@ -129,6 +129,8 @@ test('resign recomputes signatures from stored frames and records the rules vers
       r.groups[0]!.signatures.map((x) => x.signature),
       ['caller:__filemap_add_folio', 'caller:test_lockup_init [test_lockup]'],
     );
+    // Rollups follow the re-signed events.
+    assert.deepEqual({ ...s.rank(), sinceMs: 0 }, s.rank({ sinceMs: 0 }));
     // Idempotent: the same rules again change nothing.
     assert.equal(
       s.resign(() => ({ class: 'none', function: null, module: null, signature: null }), '3')
@@ -179,5 +181,11 @@ test('a synthetic fleet of 2,000 bundles ranks consistently (totals add up)', ()
       byKernel.groups.reduce((n, x) => n + x.bundles, 0),
       2000,
     );
+    // The rollup path (full history) and the raw-events path (--since) agree exactly.
+    for (const by of [null, 'kernel', 'driver', 'preempt', 'load'] as const) {
+      const fast = s.rank({ by, top: 1000 });
+      const slow = s.rank({ by, top: 1000, sinceMs: 0 });
+      assert.deepEqual({ ...fast, sinceMs: 0 }, slow, `by ${by}`);
+    }
   });
 });

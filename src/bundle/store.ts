@@ -71,7 +71,37 @@ CREATE TABLE IF NOT EXISTS events (
 );
 CREATE INDEX IF NOT EXISTS events_bundle ON events (bundle_id);
 CREATE INDEX IF NOT EXISTS events_stack ON events (stack_id);
-CREATE INDEX IF NOT EXISTS events_signature ON events (class, signature, machine);
+-- Rollups kept in step with events at ingest (same transaction), so the full-history
+-- ranking reads thousands of rows, not every event. signature '' stands for none.
+CREATE TABLE IF NOT EXISTS rollup (
+  class TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  kernel_release TEXT NOT NULL,
+  driver TEXT NOT NULL,
+  preempt TEXT NOT NULL,
+  load_kind TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  first_ms INTEGER NOT NULL,
+  last_ms INTEGER NOT NULL,
+  stack_id INTEGER NOT NULL,
+  function TEXT,
+  module TEXT,
+  PRIMARY KEY (class, signature, kernel_release, driver, preempt, load_kind)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rollup_machines (
+  signature TEXT NOT NULL,
+  kernel_release TEXT NOT NULL,
+  driver TEXT NOT NULL,
+  preempt TEXT NOT NULL,
+  load_kind TEXT NOT NULL,
+  machine INTEGER NOT NULL,
+  PRIMARY KEY (signature, kernel_release, driver, preempt, load_kind, machine)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rollup_sig_machines (
+  signature TEXT NOT NULL,
+  machine INTEGER NOT NULL,
+  PRIMARY KEY (signature, machine)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS files (
   path TEXT PRIMARY KEY,
   size INTEGER NOT NULL,
@@ -205,6 +235,20 @@ export class FleetStore {
       insertPhase: db.prepare('INSERT INTO phases (bundle_id, kind, ms) VALUES (?, ?, ?)'),
       insertStack: db.prepare('INSERT OR IGNORE INTO stacks (frames) VALUES (?)'),
       stackId: db.prepare('SELECT id FROM stacks WHERE frames = ?').pluck(),
+      upsertRollup: db.prepare(
+        `INSERT INTO rollup (class, signature, kernel_release, driver, preempt, load_kind, n,
+           first_ms, last_ms, stack_id, function, module)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO UPDATE SET n = n + excluded.n, first_ms = MIN(first_ms, excluded.first_ms),
+           last_ms = MAX(last_ms, excluded.last_ms), stack_id = MAX(stack_id, excluded.stack_id)`,
+      ),
+      insertRollupMachine: db.prepare(
+        `INSERT OR IGNORE INTO rollup_machines (signature, kernel_release, driver, preempt,
+           load_kind, machine) VALUES (?, ?, ?, ?, ?, ?)`,
+      ),
+      insertSigMachine: db.prepare(
+        'INSERT OR IGNORE INTO rollup_sig_machines (signature, machine) VALUES (?, ?)',
+      ),
       insertMachine: db.prepare('INSERT OR IGNORE INTO machines (machine_id) VALUES (?)'),
       machineId: db.prepare('SELECT id FROM machines WHERE machine_id = ?').pluck(),
       insertEvent: db.prepare(
@@ -286,7 +330,20 @@ export class FleetStore {
         for (const p of item.bundle.phases)
           this.st['insertPhase']!.run(id, p.kind, p.endMs - p.startMs);
         const machine = this.machineIdFor(rows.bundle.machineId);
+        const b = rows.bundle;
+        // Events of one bundle folded per combination before touching the rollups.
+        const combos = new Map<
+          string,
+          { e: (typeof rows.events)[number]; n: number; stack: number }
+        >();
         for (const e of rows.events) {
+          const stack = this.stackIdFor(e.framesJson);
+          const k = `${e.class}\u0000${e.signature ?? ''}\u0000${e.driver}\u0000${e.loadKind}`;
+          const c = combos.get(k);
+          if (c) {
+            c.n++;
+            if (stack > c.stack) c.stack = stack;
+          } else combos.set(k, { e, n: 1, stack });
           this.st['insertEvent']!.run(
             id,
             e.idx,
@@ -298,12 +355,40 @@ export class FleetStore {
             e.phase,
             e.loadKind,
             e.driver,
-            this.stackIdFor(e.framesJson),
+            stack,
             machine,
-            rows.bundle.kernelRelease,
-            rows.bundle.preempt,
-            rows.bundle.createdMs,
+            b.kernelRelease,
+            b.preempt,
+            b.createdMs,
           );
+        }
+        for (const { e, n, stack } of combos.values()) {
+          const sig = e.signature ?? '';
+          this.st['upsertRollup']!.run(
+            e.class,
+            sig,
+            b.kernelRelease,
+            e.driver,
+            b.preempt,
+            e.loadKind,
+            n,
+            b.createdMs,
+            b.createdMs,
+            stack,
+            e.function,
+            e.module,
+          );
+          if (e.class === 'kernel' && e.signature !== null) {
+            this.st['insertRollupMachine']!.run(
+              sig,
+              b.kernelRelease,
+              e.driver,
+              b.preempt,
+              e.loadKind,
+              machine,
+            );
+            this.st['insertSigMachine']!.run(sig, machine);
+          }
         }
       }
       return { added, duplicates };
@@ -362,9 +447,26 @@ export class FleetStore {
         events += n;
       }
       this.db.prepare('UPDATE bundles SET rules_version = ?').run(rulesVersion);
+      this.rebuildRollups();
       this.st['setMeta']!.run('rules_version', rulesVersion);
       return { stacks: changedStacks, events };
     })();
+  }
+
+  /** Recomputes the rollup tables from events (after re-signing). */
+  private rebuildRollups(): void {
+    this.db.exec(`
+      DELETE FROM rollup;
+      INSERT INTO rollup SELECT class, COALESCE(signature, ''), kernel_release, driver, preempt,
+        load_kind, COUNT(*), MIN(created_ms), MAX(created_ms), MAX(stack_id), MIN(function), MIN(module)
+        FROM events GROUP BY 1, 2, 3, 4, 5, 6;
+      DELETE FROM rollup_machines;
+      INSERT INTO rollup_machines SELECT DISTINCT signature, kernel_release, driver, preempt,
+        load_kind, machine FROM events WHERE class = 'kernel' AND signature IS NOT NULL;
+      DELETE FROM rollup_sig_machines;
+      INSERT INTO rollup_sig_machines SELECT DISTINCT signature, machine FROM events
+        WHERE class = 'kernel' AND signature IS NOT NULL;
+    `);
   }
 
   /** The fleet ranking per signature, optionally grouped and limited to recent bundles. */
@@ -430,16 +532,18 @@ export class FleetStore {
 
     // 2. One scan of events: counts per group × class × signature × facet combination.
     const eSince = since === null ? '' : 'AND created_ms >= @since';
-    const facetRows = this.db
-      .prepare(
-        `SELECT ${key} AS grp, class, signature, kernel_release AS kernel, driver, preempt,
-           load_kind AS load, COUNT(*) AS n, MIN(created_ms) AS first, MAX(created_ms) AS last,
-           MAX(stack_id) AS stack, MIN(function) AS function, MIN(module) AS module
-         FROM events WHERE 1 ${eSince}
-         GROUP BY grp, class, signature, kernel, driver, preempt, load`,
-      )
-      .raw()
-      .all(params) as [
+    // Full history: the rollup (one row per combination already). --since: the events.
+    const facetSql =
+      since === null
+        ? `SELECT ${key} AS grp, class, NULLIF(signature, '') AS signature, kernel_release AS kernel,
+             driver, preempt, load_kind AS load, n, first_ms AS first, last_ms AS last,
+             stack_id AS stack, function, module FROM rollup`
+        : `SELECT ${key} AS grp, class, signature, kernel_release AS kernel, driver, preempt,
+             load_kind AS load, COUNT(*) AS n, MIN(created_ms) AS first, MAX(created_ms) AS last,
+             MAX(stack_id) AS stack, MIN(function) AS function, MIN(module) AS module
+           FROM events WHERE 1 ${eSince}
+           GROUP BY grp, class, signature, kernel, driver, preempt, load`;
+    const facetRows = this.db.prepare(facetSql).raw().all(params) as [
       string,
       keyof RankingGroup['classes'],
       string | null,
@@ -518,14 +622,17 @@ export class FleetStore {
       if (last > a.last.ms) a.last = { ms: last, release: kernel };
     }
 
-    // 3. Distinct machines per signature (the index on class, signature, machine serves it).
-    const machineRows = this.db
-      .prepare(
-        `SELECT ${key} AS grp, signature, COUNT(DISTINCT machine) AS machines FROM events
-         WHERE class = 'kernel' AND signature IS NOT NULL ${eSince} GROUP BY grp, signature`,
-      )
-      .raw()
-      .all(params) as [string, string, number][];
+    // 3. Distinct machines per signature.
+    const machineSql =
+      since !== null
+        ? `SELECT ${key} AS grp, signature, COUNT(DISTINCT machine) AS machines FROM events
+           WHERE class = 'kernel' AND signature IS NOT NULL ${eSince} GROUP BY grp, signature`
+        : by === null
+          ? `SELECT '' AS grp, signature, COUNT(*) AS machines FROM rollup_sig_machines
+             GROUP BY signature`
+          : `SELECT ${key} AS grp, signature, COUNT(DISTINCT machine) AS machines
+             FROM rollup_machines GROUP BY grp, signature`;
+    const machineRows = this.db.prepare(machineSql).raw().all(params) as [string, string, number][];
     const machinesOf = new Map(machineRows.map(([grp, sig, m]) => [`${grp}\u0000${sig}`, m]));
 
     const stackOf = this.db.prepare('SELECT frames FROM stacks WHERE id = ?').pluck();
