@@ -68,6 +68,8 @@ export interface ChildLoadDeps {
   spawnWorker: SpawnWorker;
 }
 
+// One LoadGenerator for every kind: the kind decides what the workers do, this class owns
+// their lifecycle, so stopping, sampling and cleanup behave the same for all loads.
 export class ChildProcessLoad implements LoadGenerator {
   readonly kind: LoadKind;
   private plan: LoadPlan | undefined;
