@@ -16,6 +16,7 @@ import {
 import { renderRankingMarkdown, renderRankingText } from '../../bundle/ranking-render.js';
 import { GROUP_BYS, openFleetStore, type FleetRanking, type GroupBy } from '../../bundle/store.js';
 import type { Signer } from '../../bundle/signer.js';
+import type { FleetDashboard } from '../../tui/fleet-dashboard.js';
 
 /** Default store: $XDG_DATA_HOME/xrunhunt/fleet.db or ~/.local/share/xrunhunt/fleet.db. */
 export function defaultFleetDb(env: NodeJS.ProcessEnv): string {
@@ -147,7 +148,7 @@ Without files, shows the ranking of what the store already holds.`,
       signer = await loadAnalyzerSigner();
     }
 
-    let dash: import('../../tui/fleet-dashboard.js').FleetDashboard | null = null;
+    let dash: FleetDashboard | null = null;
     const store = openFleetStore(dbPath);
     try {
       // A store that was re-signed once keeps new bundles consistent with it.
