@@ -78,21 +78,26 @@ export function DashboardApp({ source, control }: DashboardAppProps) {
   useInput(
     (input, key) => {
       const action = keyAction(input, key.ctrl, latest.current);
+      // Applied to the ref at once too, so a second key before the next render sees it.
+      const local = (a: Action) => {
+        latest.current = reduce(latest.current, a);
+        dispatch(a);
+      };
       switch (action.kind) {
         case 'stop':
-          dispatch({ kind: 'stopping' });
+          local({ kind: 'stopping' });
           control.stop();
           break;
         case 'pause-load':
-          dispatch({ kind: 'paused', paused: true });
+          local({ kind: 'paused', paused: true });
           control.pauseLoad();
           break;
         case 'resume-load':
-          dispatch({ kind: 'paused', paused: false });
+          local({ kind: 'paused', paused: false });
           control.resumeLoad();
           break;
         case 'stack-dumps':
-          dispatch({ kind: 'stacks', on: action.on });
+          local({ kind: 'stacks', on: action.on });
           control.setStackDumps(action.on);
           break;
         case 'next-phase':

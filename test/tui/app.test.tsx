@@ -23,17 +23,29 @@ function recordingControl(): SessionControl & { calls: string[] } {
 // Ink renders on the next tick(s); input is read asynchronously too.
 const tick = () => new Promise((r) => setTimeout(r, 30));
 
+/** Waits until the latest frame matches (Ink renders asynchronously); fails after 3 s. */
+async function frameMatching(
+  app: { lastFrame(): string | undefined },
+  re: RegExp,
+): Promise<string> {
+  const deadline = Date.now() + 3000;
+  for (;;) {
+    const f = app.lastFrame() ?? '';
+    if (re.test(f)) return f;
+    if (Date.now() > deadline) assert.fail(`no frame matching ${re} within 3 s; last:\n${f}`);
+    await tick();
+  }
+}
+
 test('catches up on history, then follows live events', async () => {
   const bus = new SessionEventBus();
   const events = sampleEvents();
   for (const e of events.slice(0, 5)) bus.emit(e);
   const app = render(<DashboardApp source={bus} control={recordingControl()} />);
-  await tick();
-  assert.match(app.lastFrame()!, /1 xruns/);
+  await frameMatching(app, /1 xruns/);
   for (const e of events.slice(5)) bus.emit(e);
-  await tick();
-  assert.match(app.lastFrame()!, /5 xruns/);
-  assert.match(app.lastFrame()!, /__filemap_add_folio/);
+  const f = await frameMatching(app, /5 xruns/);
+  assert.match(f, /__filemap_add_folio/);
   app.unmount();
 });
 
@@ -42,26 +54,20 @@ test('keys call the session controls: space, s, n, ? and q', async () => {
   for (const e of sampleEvents()) bus.emit(e);
   const control = recordingControl();
   const app = render(<DashboardApp source={bus} control={control} />);
-  await tick();
+  await frameMatching(app, /5 xruns/);
   app.stdin.write(' ');
-  await tick();
-  assert.match(app.lastFrame()!, /PAUSED/);
+  await frameMatching(app, /PAUSED/);
   app.stdin.write(' ');
-  await tick();
+  await frameMatching(app, /2\/2 write {2}/);
   app.stdin.write('s');
-  await tick();
-  assert.match(app.lastFrame()!, /stacks off/);
+  await frameMatching(app, /stacks off/);
   app.stdin.write('n');
-  await tick();
   app.stdin.write('?');
-  await tick();
-  assert.match(app.lastFrame()!, /Keys/);
+  await frameMatching(app, /─ Keys/);
   app.stdin.write('?');
-  await tick();
-  assert.doesNotMatch(app.lastFrame()!, /─ Keys/);
+  await frameMatching(app, /─ Offenders/);
   app.stdin.write('q');
-  await tick();
-  assert.match(app.lastFrame()!, /stopping: ending load and playback/);
+  await frameMatching(app, /stopping: ending load and playback/);
   app.stdin.write('q');
   await tick();
   assert.deepEqual(control.calls, [
@@ -79,12 +85,11 @@ test('Ctrl-C stops through the control (never kills the session) and the app end
   for (const e of sampleEvents()) bus.emit(e);
   const control = recordingControl();
   const app = render(<DashboardApp source={bus} control={control} />);
-  await tick();
+  await frameMatching(app, /5 xruns/);
   app.stdin.write('\x03');
-  await tick();
+  await frameMatching(app, /stopping/);
   assert.deepEqual(control.calls, ['stop']);
   bus.emit({ type: 'session-end', timeMs: 43_000, exitCode: 2 });
-  await tick();
-  assert.match(app.lastFrame()!, /ended/);
+  await frameMatching(app, /^xrunhunt ended/);
   app.unmount();
 });

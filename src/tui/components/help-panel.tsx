@@ -5,10 +5,10 @@ import { Panel, innerWidth } from './panel.js';
 
 /** The keys and what each does to the running session. */
 export const KEY_HELP: readonly [string, string][] = [
-  ['q', 'stop: end playback and load, restore xrun_debug, write the report'],
-  ['space', 'pause / resume the load (audio keeps playing)'],
-  ['s', 'stack dumps on / off (xrun_debug bit 1)'],
-  ['n', 'cut this phase short, start the next'],
+  ['q', 'stop, restore xrun_debug, report'],
+  ['space', 'pause / resume the load'],
+  ['s', 'stack dumps on / off (mask bit 1)'],
+  ['n', 'next load phase now'],
   ['?', 'show / hide this help'],
   ['Ctrl-C', 'same as q'],
 ];

@@ -22,6 +22,14 @@ const CLASS_TEXT: Record<string, string> = {
   none: 'no interrupted context found in the dump',
 };
 
+/** What to say before the first stack: why there is none, or how to get one. */
+export function stackHint(capture: StackPanelProps['state']['capture']): string {
+  if (capture === null) return 'no XRUN stack yet';
+  if (capture.mask === null) return 'no xrun_debug here: no kernel stacks';
+  if (!capture.stackDumps) return 'stack dumps are off (press s)';
+  return 'no XRUN stack yet';
+}
+
 /** Headline plus a window of frames around the offender. */
 export function StackPanel({ state, width, lines }: StackPanelProps) {
   const w = innerWidth(width);
@@ -30,12 +38,7 @@ export function StackPanel({ state, width, lines }: StackPanelProps) {
   if (e === null) {
     rows.push(
       <Text key="none" dimColor wrap="truncate-end">
-        {fit(
-          state.capture && !state.capture.stackDumps
-            ? 'stack dumps are off (press s)'
-            : 'no XRUN stack yet',
-          w,
-        )}
+        {fit(stackHint(state.capture), w)}
       </Text>,
     );
   } else {

@@ -35,7 +35,7 @@ export function XrunPanel({ state, width, lines }: XrunPanelProps) {
               .filter((k) => c[k] > 0)
               .map((k) => `${c[k]} ${k}`)
               .join(', ')}`
-          : 'per second, newest on the right',
+          : 'xruns/s, newest on the right',
         w,
       )}
     </Text>,
