@@ -55,6 +55,15 @@ test('round trip over every real corpus log: analyzer frames → bundle text →
     for (const e of analyzeText(readFileSync(new URL(name, LOGS), 'utf8')).events) {
       if (e.frames.length === 0) continue;
       const o = s.sign(framesToBundleText(e.frames));
+      // The plain form the session writes ("func [module]" only, no markers) re-signs the same.
+      const plain = s.sign(
+        e.frames.map((f) => (f.module ? `${f.function} [${f.module}]` : f.function)),
+      );
+      assert.deepEqual(
+        [plain.class, plain.signature],
+        [e.offender.class, e.offender.signature],
+        `${name} line ${e.line} (plain)`,
+      );
       assert.deepEqual(
         [o.class, o.signature],
         [e.offender.class, e.offender.signature],
