@@ -177,6 +177,7 @@ export class ChildProcessLoad implements LoadGenerator {
       stopThenKill();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort(); // aborted while the workers were being started
     const deadline = setTimeout(stopThenKill, plan.durationMs + STOP_MARGIN_MS);
     let previous: LoadCounters = ZERO_COUNTERS;
     const sampler = setInterval(() => {
