@@ -172,7 +172,10 @@ export function ingestFiles(
         report.files--;
         continue;
       }
-      report.skipped.push({ file, reason: `${displayName(file)}: ${(err as Error).message}` });
+      // Unreadable (permissions, I/O error): reported, left where it is.
+      const s: SkippedFile = { file, reason: `${displayName(file)}: ${(err as Error).message}` };
+      report.skipped.push(s);
+      options.onSkip?.(s);
       continue;
     }
     let bundle: Bundle;
