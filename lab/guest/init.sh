@@ -2,8 +2,8 @@
 # xrunhunt lab guest init (runs as PID 1 inside QEMU; the host's `/` is the read-only 9p root).
 # Mounts what a normal system has, the results share (9p tag xrresults) and the scratch disk
 # (/dev/vda, ext4), follows /dev/kmsg into the results, runs the payload the host wrote to
-# <results>/.lab/run.sh with its stdout/stderr on the virtio ports /dev/vport0p1 and
-# /dev/vport0p2, records its exit code, then powers off. Recipe: platform-facts §5.
+# <results>/.lab/run.sh with its stdout/stderr on the virtio serial ports named
+# xrunhunt.stdout and xrunhunt.stderr, records its exit code, then powers off. Recipe: platform-facts §5.
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 HOME=/root
 export PATH HOME
@@ -48,10 +48,20 @@ fi
 dmesg --follow >"$R/dmesg.txt" 2>/dev/null &
 DMESG=$!
 
-OUT=/dev/vport0p1
-ERR=/dev/vport0p2
-[ -c "$OUT" ] || OUT=/dev/console
-[ -c "$ERR" ] || ERR=/dev/console
+# The ports are named by the host (virtserialport name=…); their /dev/vport<dev>p<port> names
+# depend on the virtio device numbering, so look them up by name.
+port() {
+  for n in /sys/class/virtio-ports/*/name; do
+    if [ "$(cat "$n" 2>/dev/null)" = "$1" ]; then
+      d=${n%/name}
+      echo "/dev/${d##*/}"
+      return
+    fi
+  done
+  echo /dev/console
+}
+OUT=$(port xrunhunt.stdout)
+ERR=$(port xrunhunt.stderr)
 say "payload start"
 sh "$R/.lab/run.sh" >"$OUT" 2>"$ERR" </dev/null
 rc=$?

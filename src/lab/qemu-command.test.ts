@@ -49,7 +49,10 @@ test('qemu argv: accelerator, read-only root, writable results, scratch disk, tw
   assert.deepEqual(after('-drive'), ['file=/tmp/s.img,format=raw,if=virtio,cache=none']);
   assert.deepEqual(
     after('-device').filter((d) => d.startsWith('virtserialport')),
-    ['virtserialport,chardev=xrstdout,nr=1', 'virtserialport,chardev=xrstderr,nr=2'],
+    [
+      'virtserialport,chardev=xrstdout,nr=1,name=xrunhunt.stdout',
+      'virtserialport,chardev=xrstderr,nr=2,name=xrunhunt.stderr',
+    ],
   );
   assert.deepEqual(after('-accel').length, 1);
   const kvm = qemuArgs({ ...plan, accel: 'kvm', scratchImage: undefined });

@@ -19,7 +19,7 @@ export interface BootPlan {
   resultsDir: string;
   /** Raw ext4 image attached as /dev/vda, or none. */
   scratchImage?: string;
-  /** Host files receiving the guest's /dev/vport0p1 (stdout) and /dev/vport0p2 (stderr). */
+  /** Host files receiving the guest's ports named xrunhunt.stdout and xrunhunt.stderr. */
   stdoutFile: string;
   stderrFile: string;
 }
@@ -87,11 +87,11 @@ export function qemuArgs(plan: BootPlan): string[] {
     '-chardev',
     `file,id=xrstdout,path=${plan.stdoutFile}`,
     '-device',
-    'virtserialport,chardev=xrstdout,nr=1',
+    'virtserialport,chardev=xrstdout,nr=1,name=xrunhunt.stdout',
     '-chardev',
     `file,id=xrstderr,path=${plan.stderrFile}`,
     '-device',
-    'virtserialport,chardev=xrstderr,nr=2',
+    'virtserialport,chardev=xrstderr,nr=2,name=xrunhunt.stderr',
   ];
   if (plan.scratchImage) {
     args.push('-drive', `file=${plan.scratchImage},format=raw,if=virtio,cache=none`);
