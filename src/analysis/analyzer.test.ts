@@ -224,3 +224,74 @@ test('rankOffenders: count, share of all events, distinct signatures, determinis
     ['a', 'b'],
   );
 });
+
+test('i386 2.6.2x: a run of printer frames does not split the dump', () => {
+  const lines = [
+    'ALSA sound/core/pcm_lib.c:157: XRUN: pcmC0D0p:0',
+    'Pid: 0, comm: swapper Not tainted 2.6.24 #1',
+    ' [<c0105f3e>] show_trace_log_lvl+0x1a/0x2f',
+    ' [<c0105f6a>] show_trace+0x12/0x14',
+    ' [<c0105fe3>] dump_stack+0x16/0x18',
+    ' [<f8a6e47c>] snd_pcm_period_elapsed+0x13c/0x2e0 [snd_pcm]',
+    ' [<f8b0a1c3>] snd_intel8x0_interrupt+0x1a3/0x220 [snd_intel8x0]',
+    ' [<c0143a2e>] handle_IRQ_event+0x1a/0x3f',
+    ' [<c0144b5d>] handle_fasteoi_irq+0x6d/0xa6',
+    ' [<c0107b1c>] do_IRQ+0x7c/0x92',
+    ' [<c0105a1e>] common_interrupt+0x2e/0x34',
+    ' [<c0170c1d>] shrink_page_list+0x2a/0x3b0',
+    ' [<c0171a0e>] shrink_inactive_list+0x1a3/0x3b0',
+    ' [<c0172123>] kswapd+0x2d3/0x460',
+    ' =======================',
+  ];
+  const r = analyzeText(lines.join('\n'));
+  assert.equal(r.events.length, 1);
+  assert.equal(r.events[0]!.offender.function, 'shrink_page_list');
+  assert.ok(!r.events[0]!.frames.some((f) => f.function === 'show_trace'), 'printers dropped');
+});
+
+test('ARM32 XRUN injected through /proc: process context, named', () => {
+  const lines = [
+    'asoc-simple-card rk809-sound: XRUN: pcmC0D0p:0',
+    'CPU: 2 PID: 411 Comm: sh Not tainted 5.10.160 #1',
+    'Hardware name: Generic DT based system',
+    '[<b0110e4c>] (unwind_backtrace) from [<b010b6c4>] (show_stack+0x10/0x14)',
+    '[<b010b6c4>] (show_stack) from [<b0850b58>] (dump_stack+0x98/0xac)',
+    '[<b0850b58>] (dump_stack) from [<b06a39c4>] (__snd_pcm_xrun+0xa0/0x114)',
+    '[<b06a39c4>] (__snd_pcm_xrun) from [<b06a3a6c>] (snd_pcm_stop_xrun+0x34/0x48)',
+    '[<b06a3a6c>] (snd_pcm_stop_xrun) from [<b0696e10>] (snd_info_text_entry_release+0x50/0x84)',
+    '[<b0696e10>] (snd_info_text_entry_release) from [<b0291a8c>] (__fput+0x8c/0x230)',
+    '[<b0291a8c>] (__fput) from [<b0158b70>] (task_work_run+0x98/0xcc)',
+    '[<b0158b70>] (task_work_run) from [<b010a9e4>] (do_work_pending+0x4f8/0x5c0)',
+    '[<b010a9e4>] (do_work_pending) from [<b0100088>] (slow_work_pending+0xc/0x20)',
+  ];
+  const r = analyzeText(lines.join('\n'));
+  assert.equal(r.events[0]!.offender.class, 'none');
+  assert.equal(r.events[0]!.offender.function, 'snd_info_text_entry_release');
+  // Each function appears once although ARM prints it as callee and caller.
+  assert.equal(r.events[0]!.frames.filter((f) => f.function === '__fput').length, 1);
+});
+
+test('arm64 6.13+ (C)/(P) tags: the pt_regs pc frame after el1h_64_irq is the offender', () => {
+  const lines = [
+    'snd_hda_intel 0000:00:1f.3: XRUN: pcmC0D0p:0',
+    'Call trace:',
+    ' show_stack+0x18/0x30 (C)',
+    ' dump_stack_lvl+0x60/0x80',
+    ' __snd_pcm_xrun+0x5c/0x11c [snd_pcm]',
+    ' snd_pcm_period_elapsed+0x2c/0x48 [snd_pcm]',
+    ' azx_interrupt+0xb4/0x1b0 [snd_hda_codec]',
+    ' __handle_irq_event_percpu+0x74/0x140',
+    ' gic_handle_irq+0x9c/0xb8',
+    ' call_on_irq_stack+0x30/0x48',
+    ' do_interrupt_handler+0x80/0x84',
+    ' el1_interrupt+0x34/0x68',
+    ' el1h_64_irq_handler+0x18/0x24',
+    ' el1h_64_irq+0x6c/0x70',
+    ' drop_buffers.constprop.0+0x34/0x120 (P)',
+    ' try_to_free_buffers+0xbc/0x12c (L)',
+    ' filemap_release_folio+0x98/0xb8',
+  ];
+  const r = analyzeText(lines.join('\n'));
+  assert.equal(r.events[0]!.offender.class, 'kernel');
+  assert.equal(r.events[0]!.offender.function, 'drop_buffers');
+});

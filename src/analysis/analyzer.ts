@@ -169,6 +169,14 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     );
   };
 
+  const lastFrameIsPrinter = (r: OpenRecord): boolean => {
+    for (let i = r.items.length - 1; i >= 0; i--) {
+      const it = r.items[i]!;
+      if (it.type === 'frame') return rules.printer.matchFunction(it.frame.function);
+    }
+    return false;
+  };
+
   const processBody = (body: string, ll: LogLine): void => {
     const key = ll.caller ?? '';
     // ftrace / trace_pipe text.
@@ -217,7 +225,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     const sl = classifyStackLine(body);
     switch (sl.kind) {
       case 'frames':
-        if (r.frames > 0 && isPrinterStart(sl.tokens)) {
+        if (r.frames > 0 && isPrinterStart(sl.tokens) && !lastFrameIsPrinter(r)) {
           // A second dump_stack() without a header: never attach it to this record.
           close(rkey);
           return;

@@ -247,3 +247,27 @@ test('property: random garbage never throws and is never a frame with a junk nam
     }
   }
 });
+
+test('pathological long lines are classified without catastrophic backtracking', () => {
+  // Before the fix, 320 hex digits followed by " (x" took minutes (exponential regex).
+  // No timing assertion: an exponential regex makes this test hang and the runner fail it.
+  const pats = [
+    'a',
+    'a(',
+    '(a:1 ',
+    'foo+0x1/0x2 ',
+    ' [<c0>] ',
+    '[',
+    ' =>',
+    '<ffffffff880f6984>{a+1} ',
+    'RIP: 0010:',
+    'pc : ',
+    'deadbeef',
+  ];
+  for (const p of pats) {
+    const s = p.repeat(Math.ceil(4000 / p.length));
+    for (const v of [s, `a ${s}`, `${s} (x`, `f ${s}:1`]) classifyStackLine(parseLogLine(v).body);
+  }
+  assert.equal(classifyStackLine(' ffffffff81a65aeb ffff880206c03bd8').kind, 'skip');
+  assert.equal(classifyStackLine(`${'a'.repeat(320)} (x`).kind, 'other');
+});

@@ -60,7 +60,7 @@ const F3_TOKEN_RE =
 // F5/F9/F10: symbol first: `? sym+0x1/0x2 [mod] (C)`, `sym+0x1/0x2 lib/x.c:12`, `spin_lock include/x.h:354 [inline]`,
 // `? __warn (kernel/panic.c:673) `.
 const SYMBOL_FRAME_RE = new RegExp(
-  String.raw`^(\?\s+)?(${SYM})(?:${OFFSZ})?${MOD}(?:\s+\([CP]\))?((?:\s+\((?:[^()]|\([^()]*\))*:\d+[^()]*(?:\([^()]*\)[^()]*)*\))|(?:\s+[\w./+\-]+:\d+(?:\s+\[inline\])?))?\s*$`,
+  String.raw`^(\?\s+)?(${SYM})(?:${OFFSZ})?${MOD}(?:\s+\([A-Z?]\))?((?:\s+\((?:[^()]|\([^()]*\))*:\d+[^()]*(?:\([^()]*\)[^()]*)*\))|(?:\s+[\w./+\-]+:\d+(?:\s+\[inline\])?))?\s*$`,
 );
 // ftrace stack: ` => sym+0x5/0x10 [mod]`, ` => 0xffffffffc0a1b2c3`.
 const FTRACE_FRAME_RE = new RegExp(
@@ -82,7 +82,8 @@ const SKIP_RES: RegExp[] = [
   /^(?:x\d{1,2}|sp|pstate|lr|LR is at|ip|fp|r\d{1,2}|psr|ra|gp|tp|t\d|s\d{1,2}|a\d|status|badaddr|cause|orig_a0|MSR|CTR|XER|CCR|GPR\d+|LR|lr)\s*:?\s*(?:\[<|[0-9a-fA-F]{4,}|\S+\+0x)/,
   /^(?:Code|Stack|Flags|Control|Table|DAC|Mem abort info|Data abort info|ESR|EC|IL|SET|FAR|EA|S1PTW|FnV|ISV|ISS|CM|WnR|user pgtable|Process|task|Exception stack|Backtrace|Function entered at|irq event stamp|hardirqs last|softirqs last|All code|Code starting with|PGD|P4D|PUD|PMD|PTE|#PF|Oops#?|Preemption disabled at|Instruction dump|stack|Memory state around|Register \w+ information|Kernel panic|CPU features|---- |vmalloc|page dumped)\b[^\n]*$/,
   // raw stack words (x86 ` ffffffff81a65aeb ffff880206c03bd8 …`, ARM `df40: d0b3df7c …`, i386 `Stack: …`)
-  /^(?:[0-9a-fA-F]{4,16}:\s+)?(?:(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{16}|\(null\)|<[0-9a-fA-F]{8,16}>)\s*){2,}$/,
+  // (separators are mandatory: optional ones made this regex exponential on long hex runs)
+  /^(?:[0-9a-fA-F]{4,16}:\s+)?(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{16}|\(null\)|<[0-9a-fA-F]{8,16}>)(?:\s+(?:[0-9a-fA-F]{8}|[0-9a-fA-F]{16}|\(null\)|<[0-9a-fA-F]{8,16}>))+\s*$/,
   // disassembly listing `   0:	48 89 e5             	mov    %rsp,%rbp`, `*  2a:	...`
   /^\*?\s*[0-9a-f]+:\s+(?:[0-9a-f]{2}\s)+/,
   /^={5,}\s*$/,
