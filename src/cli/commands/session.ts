@@ -18,6 +18,7 @@ import {
   parseSessionValues,
 } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
+import { usableJournalDir } from '../../session/journal-dir.js';
 import { startSession } from '../../session/run-session.js';
 import { renderReportMarkdown, renderReportText } from '../../session/report-text.js';
 
@@ -183,6 +184,13 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     const outDir = resolve(io.cwd, v.out ?? defaultOutDir(io.cwd, new Date()));
     const plan = parseSessionValues(v, { cwd: io.cwd, tmpdir: tmpdir(), outDir });
     const interactiveProgress = io.stderrIsTTY && !v.json && !v.tui;
+    const uid = process.getuid?.() ?? 1000;
+    const journal = usableJournalDir(
+      defaultJournalDir(io.env, uid, io.env['HOME'] || homedir()),
+      uid,
+      tmpdir(),
+    );
+    if (journal.fallbackReason) io.stderr.write(`xrunhunt: note: ${journal.fallbackReason}\n`);
     const handle = startSession(
       {
         params: plan.params,
@@ -192,11 +200,7 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
         channels: 2,
         format: 'S16_LE',
         roots: { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] },
-        journalDir: defaultJournalDir(
-          io.env,
-          process.getuid?.() ?? 1000,
-          io.env['HOME'] || homedir(),
-        ),
+        journalDir: journal.dir,
         outDir,
         toolVersion: toolVersion(),
         machineId: () => machineId(io.env),

@@ -9,6 +9,7 @@ import { defaultJournalDir } from '../../proc/index.js';
 import { machineId } from '../../bundle/index.js';
 import { parseSessionValues } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
+import { usableJournalDir } from '../../session/journal-dir.js';
 import { startSession } from '../../session/run-session.js';
 import { offenderName } from '../../session/report-build.js';
 import {
@@ -137,11 +138,14 @@ period tried, 1 error.`,
         ),
       })),
     );
-    const journalDir = defaultJournalDir(
-      io.env,
-      process.getuid?.() ?? 1000,
-      io.env['HOME'] || homedir(),
+    const uid = process.getuid?.() ?? 1000;
+    const journal = usableJournalDir(
+      defaultJournalDir(io.env, uid, io.env['HOME'] || homedir()),
+      uid,
+      tmpdir(),
     );
+    if (journal.fallbackReason) io.stderr.write(`xrunhunt: note: ${journal.fallbackReason}\n`);
+    const journalDir = journal.dir;
     for (const { load, period, plan } of plans) {
       if (ctx.signal.aborted) break;
       if (!cellNeeded(cells, load, v.all)) {
