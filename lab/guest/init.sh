@@ -5,8 +5,7 @@
 # <results>/.lab/run.sh with its stdout/stderr on the virtio serial ports named
 # xrunhunt.stdout and xrunhunt.stderr, records its exit code, then powers off. Recipe: platform-facts §5.
 PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-HOME=/root
-export PATH HOME
+export PATH
 
 say() { echo "xrunhunt-lab: $*" >/dev/console 2>/dev/null || echo "xrunhunt-lab: $*"; }
 off() {
@@ -23,11 +22,15 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 # The root is read-only: writable places are tmpfs (/mnt too, for the mount points below),
 # except a folder that holds this checkout (a clone in /tmp must stay visible).
-for d in /run /root /var/tmp /dev/shm /tmp /mnt; do
+# /root is left alone: the lab cache (~/.cache/xrunhunt/lab, test_lockup.ko) is usually there;
+# HOME is a writable folder on /run instead.
+for d in /run /var/tmp /dev/shm /tmp /mnt; do
   case "$0" in "$d"/*) continue ;; esac
   mount -t tmpfs -o mode=1777 tmpfs "$d"
 done
-chmod 700 /root
+HOME=/run/home
+mkdir -p -m 700 "$HOME"
+export HOME
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hostname xrunhunt-lab 2>/dev/null
