@@ -45,6 +45,7 @@ test(
     const r = await execInLab(script, { timeoutMs: 540_000 });
     assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
     const s = sections(r.stdout);
+    assert.ok(s.has('status') && s.has('doctor'), `${r.stdout}\n${r.stderr}`);
     const status = JSON.parse(s.get('status')!.replace(/rc=\d+\s*$/, ''));
     assert.equal(status.available, true);
     const pcms = status.streams.map((x: { pcm: string }) => x.pcm);
