@@ -185,7 +185,9 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
         ? parseFtraceLine(body)
         : null;
     if (ft) {
-      if (ft.kind === 'xrun') openRecord('ftrace', 'xrun', ft.pcm, ll, body, false, true);
+      // trace_pipe lines carry their time in the ftrace column, not in a printk prefix.
+      if (ft.kind === 'xrun')
+        openRecord('ftrace', 'xrun', ft.pcm, { ...ll, time: ll.time ?? ft.time }, body, false, true);
       else if (ft.kind === 'other') close('ftrace');
       return;
     }

@@ -110,7 +110,22 @@ test('ftrace lines', () => {
     {
       kind: 'xrun',
       pcm: null,
+      time: 92.385517,
     },
+  );
+  assert.deepEqual(
+    parseFtraceLine(
+      '            node-301     [001] d.h2.   215.000100: xrun: (snd_pcm_stop+0x0/0x30) state=4',
+    ),
+    { kind: 'xrun', pcm: null, time: 215.0001 },
+    'the snd_pcm_stop fallback probe at an XRUN',
+  );
+  assert.deepEqual(
+    parseFtraceLine(
+      '            node-301     [001] .....   215.000100: xrun: (snd_pcm_stop+0x0/0x30) state=1',
+    ),
+    { kind: 'other' },
+    'snd_pcm_stop to another state is not an xrun',
   );
   assert.deepEqual(
     parseFtraceLine(
@@ -119,6 +134,7 @@ test('ftrace lines', () => {
     {
       kind: 'xrun',
       pcm: 'pcmC0D0p/sub0',
+      time: 4012.834761,
     },
   );
   assert.deepEqual(

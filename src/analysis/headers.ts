@@ -88,14 +88,17 @@ export function isForeignHeader(body: string): boolean {
 }
 
 export type FtraceLine =
-  { kind: 'xrun'; pcm: string | null } | { kind: 'stack-start' } | { kind: 'other' };
+  | { kind: 'xrun'; pcm: string | null; /** the trace timestamp, s (trace_clock mono/local) */ time: number }
+  | { kind: 'stack-start' }
+  | { kind: 'other' };
 
 // trace_pipe: `  insmod-297  [000] d.s1.  92.385517: xrun: (__snd_pcm_xrun+0x0/0xc0)`, with an
 // optional `(  297)` tgid column; trimmed excerpts keep only `178.109942: hwptr: …`.
 const FTRACE_FULL_RE =
-  /^\s*\S.{0,40}?-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\]\s+(?:[\w.]{3,6}\s+)?\d+\.\d+:\s+(.*)$/;
-const FTRACE_SHORT_RE = /^\s*\d+\.\d+:\s+([\w:]+:\s.*)$/;
-const KPROBE_XRUN_RE = /\(__snd_pcm_xrun\+0x0\//;
+  /^\s*\S.{0,40}?-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\]\s+(?:[\w.]{3,6}\s+)?(\d+\.\d+):\s+(.*)$/;
+const FTRACE_SHORT_RE = /^\s*(\d+\.\d+):\s+([\w:]+:\s.*)$/;
+// The kprobe on __snd_pcm_xrun, or xrunhunt's fallback on snd_pcm_stop with state 4 (XRUN).
+const KPROBE_XRUN_RE = /\(__snd_pcm_xrun\+0x0\/|\(snd_pcm_stop\+0x0\/\w+\) state=4\b/;
 const TP_XRUN_RE = new RegExp(String.raw`^xrun:\s+(pcmC\d+D\d+[pc](?:\/sub\d+)?): XRUN:`);
 
 /** Recognises one trace_pipe / trace text line (null when the line is not ftrace text). */
@@ -103,10 +106,11 @@ export function parseFtraceLine(body: string): FtraceLine | null {
   if (!body.includes(': ')) return null;
   const m = FTRACE_FULL_RE.exec(body) ?? FTRACE_SHORT_RE.exec(body);
   if (!m) return null;
-  const rest = m[1]!.trim();
+  const rest = m[2]!.trim();
+  const time = Number(m[1]);
   if (rest.startsWith('<stack trace>')) return { kind: 'stack-start' };
-  if (KPROBE_XRUN_RE.test(rest)) return { kind: 'xrun', pcm: null };
+  if (KPROBE_XRUN_RE.test(rest)) return { kind: 'xrun', pcm: null, time };
   const tp = TP_XRUN_RE.exec(rest);
-  if (tp) return { kind: 'xrun', pcm: tp[1] ?? null };
+  if (tp) return { kind: 'xrun', pcm: tp[1] ?? null, time };
   return { kind: 'other' };
 }
