@@ -266,11 +266,12 @@ async function* peekJson(
   while (i < head.length && (head[i] === 32 || head[i] === 10 || head[i] === 13 || head[i] === 9))
     i++;
   if (head[i] === 0x7b /* { */) {
-    const parts: Buffer[] = [head];
+    // Copies: file chunks come from one reused read buffer.
+    const parts: Buffer[] = [Buffer.from(head)];
     let size = head.length;
     let r = await it.next();
     while (!r.done && size < MAX_JSON_PEEK) {
-      parts.push(r.value);
+      parts.push(Buffer.from(r.value));
       size += r.value.length;
       r = await it.next();
     }
@@ -340,6 +341,7 @@ export async function analyzeFiles(
     try {
       stats = await feedStream(stream, a, label, onBytes, io.signal);
     } catch (err) {
+      if (err instanceof XrunhuntError) throw err;
       const code = errnoCode(err);
       if (code === 'EISDIR') {
         throw new XrunhuntError('input', `${label} is a directory, expected a kernel log file`);

@@ -183,3 +183,23 @@ test('usage errors exit 1 with a clear message', async () => {
   assert.equal(t.code, 1);
   assert.match(t.stderr, /--top expects a whole number/);
 });
+
+test('bundles as input: events re-classified with the current rules; newer formats refused clearly', async () => {
+  const b = await runCli([
+    'analyze',
+    join(repoRoot, 'test/fixtures/bundles/session-lab-test-lockup.json.gz'),
+    '--json',
+  ]);
+  assert.equal(b.code, 2, b.stderr);
+  const j = JSON.parse(b.stdout) as Json;
+  assert.ok(j.events.length > 0);
+  assert.equal(j.offenders[0]!.function, 'test_unlock');
+  assert.equal(j.offenders[0]!.module, 'test_lockup');
+  const f = await runCli([
+    'analyze',
+    join(repoRoot, 'test/fixtures/bundles/future-version-7.json'),
+  ]);
+  assert.equal(f.code, 1);
+  assert.match(f.stderr, /newer xrunhunt \(formatVersion 7\)/);
+  assert.doesNotMatch(f.stderr, /cannot read/);
+});

@@ -4,7 +4,11 @@ import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
 import { UsageError } from '../../errors.js';
-import { analyzeFiles } from '../../analysis/analyze-files.js';
+import { analyzeFiles, type BundleInputHandler } from '../../analysis/analyze-files.js';
+import { analyzeText } from '../../analysis/analyzer.js';
+import type { XrunEvent } from '../../analysis/types.js';
+import { parseBundleBytes } from '../../bundle/read.js';
+import { bundleFramesToLog } from '../../bundle/frame-text.js';
 import { renderMarkdownReport, renderTextReport } from '../../analysis/report.js';
 import type { AnalysisResult } from '../../analysis/types.js';
 
@@ -27,6 +31,38 @@ export function analysisJson(r: AnalysisResult): unknown {
     warnings: r.warnings,
   };
 }
+
+/**
+ * Bundles as input: their events are re-classified with the current rules (frames read back
+ * as a log), so `analyze bundle.json.gz` and `analyze dmesg.txt` rank alike. `line` is the
+ * 1-based index of the event in the bundle.
+ */
+export const bundleInput: BundleInputHandler = (text, source) => {
+  const bundle = parseBundleBytes(Buffer.from(text, 'utf8'), source);
+  return bundle.events.map((be, i): XrunEvent => {
+    const again =
+      be.frames.length > 0
+        ? analyzeText(bundleFramesToLog(be.frames, be.pcm ?? 'pcmC0D0p').join('\n')).events[0]
+        : undefined;
+    const ev: XrunEvent = {
+      kind: be.kind,
+      pcm: be.pcm,
+      line: i + 1,
+      source,
+      header: `${be.kind}${be.pcm ? ` ${be.pcm}` : ''} (bundle event ${i + 1})`,
+      offender: again?.offender ?? {
+        class: be.offender.class,
+        function: be.offender.function,
+        module: be.offender.module,
+        signature: be.offender.signature ?? be.offender.class,
+      },
+      frames: again?.frames ?? [],
+    };
+    if (again?.offenderIndex !== undefined) ev.offenderIndex = again.offenderIndex;
+    if (be.time !== null) ev.time = be.time;
+    return ev;
+  });
+};
 
 export default defineCommand({
   name: 'analyze',
@@ -92,12 +128,16 @@ is not a terminal. Exit status: 0 no events, 2 events found, 1 error.`,
         },
       );
     }
-    const result = await analyzeFiles(files.length === 0 ? '-' : files, {
-      stdin: ctx.io.stdin,
-      stderr: ctx.io.stderr,
-      progress: ctx.io.stderrIsTTY,
-      signal: ctx.signal,
-    });
+    const result = await analyzeFiles(
+      files.length === 0 ? '-' : files,
+      {
+        stdin: ctx.io.stdin,
+        stderr: ctx.io.stderr,
+        progress: ctx.io.stderrIsTTY,
+        signal: ctx.signal,
+      },
+      { bundleHandler: bundleInput },
+    );
     if (ctx.values.html !== undefined) {
       const { writeAnalyzeHtml } = await import('../../report-html/index.js');
       await writeAnalyzeHtml(
