@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   MAX_XRUN_BUCKETS,
+  headroomHistogram,
   initialDashboardState,
   markStopping,
   recentXrunRate,
@@ -155,6 +156,15 @@ test('equal counts keep first-seen order (the list does not flicker)', () => {
     s.offenders.map((o) => o.function),
     ['b_func', 'a_func'],
   );
+});
+
+test('headroom samples: the interval minimum per stats event, bucketed by buffer fraction', () => {
+  const s = reduceAll(sampleEvents());
+  assert.deepEqual(s.headroomMinHistory, [2100, 1500, 400, 42]);
+  assert.deepEqual(headroomHistogram(s.headroomMinHistory, 2667, 3), [2, 1, 1]);
+  // Above the buffer (a writer that filled it completely) lands in the last bucket.
+  assert.deepEqual(headroomHistogram([5000, -3], 2667, 2), [1, 1]);
+  assert.deepEqual(headroomHistogram([1], 0, 2), [0, 0]);
 });
 
 test('stopping then ended; the reducer never mutates its input', () => {

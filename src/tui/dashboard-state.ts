@@ -14,7 +14,7 @@ import type {
 export const XRUN_BUCKET_MS = 1000;
 /** Per-second buckets kept (one hour); older ones are folded into `xrunsBeforeWindow`. */
 export const MAX_XRUN_BUCKETS = 3600;
-/** Headroom samples kept for the trend (one per stats event, about one a second). */
+/** Headroom samples kept for the histogram (one per stats event, about one a second: 10 min). */
 export const MAX_HEADROOM_SAMPLES = 600;
 /** Warnings kept for the status line. */
 export const MAX_WARNINGS = 20;
@@ -85,7 +85,7 @@ export interface DashboardState {
   /** Kernel events per offender class. */
   classCounts: Record<'kernel' | 'idle' | 'user' | 'none', number>;
   headroom: HeadroomSummary | null;
-  /** Minimum headroom per stats event (µs), oldest first: the near-miss trend. */
+  /** Smallest headroom of each ≈1 s interval (µs), oldest first: the histogram's samples. */
   headroomMinHistory: number[];
   phase: PhaseState | null;
   phases: FinishedPhase[];
@@ -263,9 +263,12 @@ export function reduceDashboard(state: DashboardState, event: SessionEvent): Das
       };
     }
     case 'stats': {
-      const history = event.headroom
-        ? [...s.headroomMinHistory, event.headroom.minUs].slice(-MAX_HEADROOM_SAMPLES)
-        : s.headroomMinHistory;
+      // The interval minimum when the session sends it; else the running minimum.
+      const sample = event.intervalHeadroomUs ?? event.headroom?.minUs ?? null;
+      const history =
+        sample !== null
+          ? [...s.headroomMinHistory, sample].slice(-MAX_HEADROOM_SAMPLES)
+          : s.headroomMinHistory;
       // Keep the sparkline moving in quiet seconds: extend the buckets to "now".
       const b = extendBuckets(s.xrunBuckets, s.bucketOriginMs, event.timeMs);
       return {
@@ -319,4 +322,22 @@ export function reduceAll(
 export function recentXrunRate(state: DashboardState): number {
   const windowMs = Math.min(RATE_WINDOW_MS, Math.max(state.nowMs, 1));
   return (state.recentXrunsMs.length / windowMs) * 60_000;
+}
+
+/**
+ * Buckets headroom samples by fraction of the buffer: bucket i holds samples in
+ * [i/n, (i+1)/n) of `bufferUs` (the last also takes anything above). Bucket 0 is near-misses.
+ */
+export function headroomHistogram(
+  samplesUs: readonly number[],
+  bufferUs: number,
+  buckets: number,
+): number[] {
+  const counts = new Array<number>(Math.max(1, buckets)).fill(0);
+  if (!(bufferUs > 0)) return counts;
+  for (const us of samplesUs) {
+    const i = Math.min(counts.length - 1, Math.max(0, Math.floor((us / bufferUs) * counts.length)));
+    counts[i]! += 1;
+  }
+  return counts;
 }

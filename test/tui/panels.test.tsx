@@ -147,13 +147,16 @@ test('stack panel for an idle-loop dump says it is not a kernel offender', () =>
   assert.doesNotMatch(out, /▶/);
 });
 
-test('headroom panel scales bars to the buffer and shows the values', () => {
+test('headroom panel: histogram of each second’s minimum in thirds of the buffer, then percentiles', () => {
+  // Samples 2100, 1500, 400 and 42 µs against a 2667 µs buffer: 2 near-misses, 1 middle, 1 top.
   const ls = lines(
     renderToString(<HeadroomPanel state={state} width={at80.left.width} lines={4} />),
   );
   assert.match(ls[0]!, /Headroom \(of 2\.7 ms buffer\)/);
-  assert.match(ls[1]!, /p50 █+ +1\.2 ms │/);
-  assert.match(ls[3]!, /min .+ 42 µs │/);
+  assert.match(ls[1]!, /│ 0–33% +█+ +2 │/);
+  assert.match(ls[2]!, /│ 33–67% +█+▌? +1 │/);
+  assert.match(ls[3]!, /│ 67–100% +█+▌? +1 │/);
+  assert.match(ls[4]!, /p50 1\.2ms p99 310µs min 42µs/);
 });
 
 test('load panel: phase i/n, progress with time, throughput; PAUSED when paused', () => {
