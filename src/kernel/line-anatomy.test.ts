@@ -91,3 +91,10 @@ test('continuation and frame lines keep their leading spaces', () => {
   );
   assert.equal(parseLogLine('[  133.738588]  </IRQ>').body, ' </IRQ>');
 });
+
+test('vendor caller prefix and dmesg -H single-digit day', () => {
+  const m = parseLogLine('[  123.456789] (0)[123:kworker/0:1]XRUN: pcmC0D0p:0');
+  assert.equal(m.caller, 'T123');
+  assert.equal(m.body, 'XRUN: pcmC0D0p:0');
+  assert.equal(parseLogLine('[May 1 08:02] usb 1-1: new device').body, 'usb 1-1: new device');
+});

@@ -39,7 +39,7 @@ const KMSG_DICT_RE = /^ [A-Z0-9_]+=/;
 const DMESG_T_RE = /^\[[^\]\d]{0,24}\d{1,4}[^\]]{0,24}?\d\d:\d\d:\d\d[^\]]{0,12}\] ?/u;
 // dmesg -H: `[Apr30 19:31]` opening a burst, `[  +0.000006]` deltas after it.
 const DMESG_H_RE =
-  /^(?:\[[^\]\d\s]{1,12}\d{1,2} \d\d:\d\d\]|\[\s*[+-]\s*\d+\.\d+\]|\[\s*[+-]\d+\.\d+\]) ?/u;
+  /^(?:\[[^\]\d]{1,12} ?\d{1,2} \d\d:\d\d\]|\[\s*[+-]\s*\d+\.\d+\]|\[\s*[+-]\d+\.\d+\]) ?/u;
 const LEVEL_RE = /^<(\d{1,2})>/;
 // dmesg -x: `kern  :warn  : `.
 const DMESG_X_RE =
@@ -49,6 +49,8 @@ const ESC = String.fromCharCode(27);
 const ANSI_RE = new RegExp(`${ESC}\\[[0-9;]*[A-Za-z]`, 'g');
 const PRINTK_TS_RE = /^\[\s*(\d+\.\d+)\] ?/;
 const CALLER_RE = /^\[\s*([TC]\d+)\] ?/;
+// MediaTek vendor kernels: `(cpu)[pid:comm]` right after the timestamp.
+const MTK_CALLER_RE = /^\((\d+)\)\[(\d+):[^\]]{0,32}\]/;
 
 /** Parses one physical line; `afterKmsg` says the previous line was a kmsg record (dictionary lines follow those). */
 export function parseLogLine(raw: string, afterKmsg = false): LogLine {
@@ -143,6 +145,13 @@ export function parseLogLine(raw: string, afterKmsg = false): LogLine {
         line.caller = cl[1];
         s = s.slice(cl[0].length);
       }
+    }
+  }
+  if (s.charCodeAt(0) === 40 /* ( */ && line.caller === undefined) {
+    const mtk = MTK_CALLER_RE.exec(s);
+    if (mtk) {
+      line.caller = `T${mtk[2]}`;
+      s = s.slice(mtk[0].length);
     }
   }
   line.body = s;
