@@ -225,6 +225,28 @@ saved by "debug on/off" or by a killed run. When the kernel has no xrun_debug it
   },
 });
 
+const OFF_OPTIONS = {
+  ...SELECT_OPTIONS,
+  for: {
+    type: 'string',
+    valueName: 'DURATION',
+    description: 'change it only for DURATION (30s, 10m), then restore; Ctrl-C restores early',
+  },
+  hold: { type: 'boolean', description: 'change it until Ctrl-C, then restore' },
+  ...ROOT_OPTIONS,
+  ...JSON_OPTION,
+} as const;
+
+const ON_OPTIONS = {
+  mask: {
+    type: 'string',
+    valueName: 'MASK',
+    default: String(DEFAULT_XRUN_DEBUG_MASK),
+    description: 'bits to set: 1 messages, 2 stack dump, 4 jiffies check (3, 0x3, 0b11)',
+  },
+  ...OFF_OPTIONS,
+} as const;
+
 interface ChangeOptions {
   mask: number;
   command: string;
@@ -233,7 +255,7 @@ interface ChangeOptions {
 
 /** Shared body of `on` and `off`: restore killed runs, select, change (lasting or temporary), report. */
 async function change(
-  ctx: CommandContext<typeof ON_OPTIONS>,
+  ctx: CommandContext<typeof OFF_OPTIONS>,
   opts: ChangeOptions,
 ): Promise<number> {
   const { io, values, signal } = ctx;
@@ -311,24 +333,6 @@ async function change(
   return 0;
 }
 
-const ON_OPTIONS = {
-  mask: {
-    type: 'string',
-    valueName: 'MASK',
-    default: String(DEFAULT_XRUN_DEBUG_MASK),
-    description: 'bits to set: 1 messages, 2 stack dump, 4 jiffies check (3, 0x3, 0b11)',
-  },
-  ...SELECT_OPTIONS,
-  for: {
-    type: 'string',
-    valueName: 'DURATION',
-    description: 'set it only for DURATION (30s, 10m), then restore; Ctrl-C restores early',
-  },
-  hold: { type: 'boolean', description: 'set it until Ctrl-C, then restore' },
-  ...ROOT_OPTIONS,
-  ...JSON_OPTION,
-} as const;
-
 function holdOf(values: { for: string | undefined; hold: boolean }): number | 'signal' | undefined {
   if (values.for !== undefined && values.hold)
     throw new UsageError('use either --for DURATION or --hold, not both');
@@ -367,12 +371,9 @@ const off = defineCommand({
 Writes 0 to xrun_debug (journaling the current values first, like "debug on"). Use
 "debug restore" to go back to the values the system had before xrunhunt touched them.`,
   examples: ['sudo xrunhunt debug off', 'sudo xrunhunt debug off --card 1'],
-  options: {
-    ...ON_OPTIONS,
-    mask: { type: 'string', valueName: 'MASK', default: '0', description: 'ignored (always 0)' },
-  },
+  options: OFF_OPTIONS,
   async run(ctx) {
-    return change(ctx as unknown as CommandContext<typeof ON_OPTIONS>, {
+    return change(ctx, {
       mask: 0,
       command: 'debug off',
       holdMs: holdOf(ctx.values),
