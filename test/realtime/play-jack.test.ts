@@ -2,6 +2,7 @@
 // (plug:jack). Runs serially (test/realtime). Margins are stated next to each assertion.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { loadavg } from 'node:os';
 import { runCli } from '../helpers/cli.js';
 import { ensureJack, jackMissingReason } from '../helpers/jack.js';
 import type { JackServer } from '../helpers/jack.js';
@@ -44,7 +45,12 @@ test(
     assert.equal(j.granted.periodFrames, 64);
     assert.equal(j.granted.bufferFrames, 128);
     assert.equal(j.policy.policy, 'SCHED_FIFO', r.stderr);
-    assert.deepEqual(j.xruns, [], r.stderr);
+    // A loaded shared machine can make the JACK clock itself late; the message shows when.
+    assert.equal(
+      j.xruns.length,
+      0,
+      `xruns at ${j.xruns.map((x) => `${x.time.toFixed(2)}s/${x.durationMs}ms`).join(', ')} (load average ${loadavg()[0]?.toFixed(1)})`,
+    );
     assert.equal(r.code, 0, r.stderr);
     // JACK's dummy clock paced 47,985–48,018 frames/s in soaks here; allow 5 % for a loaded box.
     assert.ok(j.frames > 48000 * 20 * 0.95, `frames ${j.frames}`);
@@ -63,7 +69,11 @@ test(
     const j = JSON.parse(r.stdout) as PlayJson;
     assert.equal(r.code, 2, r.stderr);
     assert.equal(j.stallsInjected, 5);
-    assert.equal(j.xruns.length, 5, JSON.stringify(j.xruns));
+    assert.equal(
+      j.xruns.length,
+      5,
+      `xruns at ${j.xruns.map((x) => `${x.time.toFixed(2)}s/${x.durationMs}ms${x.injected ? '*' : ''}`).join(', ')} (* = injected; load average ${loadavg()[0]?.toFixed(1)})`,
+    );
     const bufferMs = (j.granted.bufferFrames / j.granted.rate) * 1000;
     for (const x of j.xruns) {
       assert.equal(x.injected, true);
