@@ -23,6 +23,11 @@ export function sessionJournalFile(dir: string, pid: number): string {
   return join(dir, `session-${pid}.json`);
 }
 
+/** The journal of one part of a temporary run that keeps its own file (`session-<pid>-kprobe.json`). */
+export function sessionPartJournalFile(dir: string, pid: number, part: string): string {
+  return join(dir, `session-${pid}-${part}.json`);
+}
+
 /** Describes this process as a journal owner. */
 export function currentOwner(
   command: string,
@@ -67,7 +72,9 @@ export function findJournals(
       errors.push(`cannot list the journal folder ${dir}: ${(err as Error).message}`);
     return { journals, errors };
   }
-  for (const name of names.filter((n) => /^(manual|session-\d+)\.json$/.test(n)).sort()) {
+  for (const name of names
+    .filter((n) => /^(manual|session-\d+(?:-[a-z]+)?)\.json$/.test(n))
+    .sort()) {
     const file = join(dir, name);
     try {
       const journal = SettingsJournal.load(file, deps);

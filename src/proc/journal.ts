@@ -72,6 +72,24 @@ export interface RestoreReport {
 /** Restores one entry of a given kind; the default kind 'value' writes `original` back. */
 export type EntryRestorer = (entry: JournalEntry, io: SettingFileIo) => void;
 
+/**
+ * Restorers every journal knows, so any reader (a later session, `debug restore`) undoes them
+ * right: 'append' writes `original` (a command such as `-:xrunhunt/xrun`) without truncating the
+ * file (tracefs `kprobe_events` deletes EVERY probe when opened with O_TRUNC); 'rmdir' removes
+ * a folder xrunhunt created (a tracefs instance). Entries restore newest first, so the order of
+ * recording is the reverse of the teardown order.
+ */
+export const BUILTIN_RESTORERS: Record<string, EntryRestorer> = {
+  append(entry, io) {
+    if (!io.append) throw new Error(`no append writer to restore ${entry.path}`);
+    io.append(entry.path, entry.original);
+  },
+  rmdir(entry, io) {
+    if (!io.removeDir) throw new Error(`no folder remover to restore ${entry.path}`);
+    io.removeDir(entry.path);
+  },
+};
+
 /** Picks the journal folder: $XDG_STATE_HOME/xrunhunt, /var/lib/xrunhunt (root), ~/.local/state/xrunhunt. */
 export function defaultJournalDir(env: NodeJS.ProcessEnv, uid: number, home: string): string {
   const xdg = env['XDG_STATE_HOME'];
@@ -248,6 +266,7 @@ export class SettingsJournal {
     for (const entry of [...this.doc.entries].reverse()) {
       const restorer =
         restorers[entry.kind] ??
+        BUILTIN_RESTORERS[entry.kind] ??
         ((e: JournalEntry, io: SettingFileIo) => io.write(e.path, e.original));
       try {
         restorer(entry, this.io);

@@ -1,13 +1,17 @@
 // Reads and writes one kernel setting file (/proc, /sys, tracefs) and turns the errno of a
 // failure into a message a user can act on. Writes never create files: a missing setting is
 // an answer ("the kernel lacks this"), not something to conjure in a tmpfs.
-import { closeSync, constants, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, rmdirSync, writeSync } from 'node:fs';
 import { XrunhuntError, errnoCode } from '../errors.js';
 
 /** How settings are read and written; tests and the journal receive this as a parameter. */
 export interface SettingFileIo {
   read(path: string): string;
   write(path: string, value: string): void;
+  /** Appends without truncating (tracefs `kprobe_events`: opening it with O_TRUNC deletes every probe). */
+  append?(path: string, value: string): void;
+  /** Removes an empty folder (a tracefs instance). */
+  removeDir?(path: string): void;
 }
 
 /** Maps a failed read/write of a kernel setting to a user-facing error. */
@@ -36,6 +40,11 @@ export function settingFileError(op: 'read' | 'write', path: string, err: unknow
           cause: err,
         },
       );
+    case 'EBUSY':
+      return new XrunhuntError('resource', `cannot ${op} ${path}: it is busy (still in use)`, {
+        hint: 'something still uses it (an enabled trace event, an open trace_pipe); retry when it is done',
+        cause: err,
+      });
     case 'EROFS':
       return new XrunhuntError('permission', `cannot ${op} ${path}: read-only file system`, {
         cause: err,
@@ -72,6 +81,28 @@ export const realSettingFileIo: SettingFileIo = {
       throw settingFileError('write', path, err);
     } finally {
       closeSync(fd);
+    }
+  },
+  append(path, value) {
+    let fd: number;
+    try {
+      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
+    } catch (err) {
+      throw settingFileError('write', path, err);
+    }
+    try {
+      writeSync(fd, value);
+    } catch (err) {
+      throw settingFileError('write', path, err);
+    } finally {
+      closeSync(fd);
+    }
+  },
+  removeDir(path) {
+    try {
+      rmdirSync(path);
+    } catch (err) {
+      throw settingFileError('write', path, err);
     }
   },
 };

@@ -84,9 +84,20 @@ export interface SessionDeps {
   discover: (procRoot: string) => AsoundDiscovery;
   startPlayback: (options: PlaybackOptions, ctx: { signal?: AbortSignal }) => PlaybackHandle;
   createLoad: (kind: LoadKind, options: LoadOptions) => LoadGenerator;
-  selectCapture: (capture: string, signal: AbortSignal) => Promise<SelectedCapture>;
+  selectCapture: (
+    capture: string,
+    signal: AbortSignal,
+    context?: CaptureContext,
+  ) => Promise<SelectedCapture>;
   /** doctor's checks for this machine (optional: a failing doctor never stops a session). */
   preflight?: (roots: SessionOptions['roots']) => SessionCheck[];
+}
+
+/** What capture selection needs from the session: auto picks the kprobe when xrun_debug is missing. */
+export interface CaptureContext {
+  xrunDebugAvailable: boolean;
+  journalDir: string;
+  toolVersion: string;
 }
 
 /** The finished session. */
@@ -344,9 +355,20 @@ async function runSession(
 
   try {
     if (p.capture !== 'none' && p.mask !== 0) {
-      capture = await deps.selectCapture(p.capture, stop);
+      capture = await deps.selectCapture(p.capture, stop, {
+        xrunDebugAvailable: facts.summary.xrunDebugAvailable,
+        journalDir: o.journalDir,
+        toolVersion: o.toolVersion,
+      });
       source = capture.source;
       for (const s of capture.skipped) warn(`kernel log: ${s}`);
+    }
+    // The kprobe backend sees every XRUN stack without xrun_debug (platform-facts §5b).
+    const kprobeCapture = capture.name === 'trace_pipe';
+    if (kprobeCapture) {
+      const i = limitations.findIndex((l) => l.startsWith('No kernel XRUN dumps:'));
+      if (i >= 0) limitations.splice(i, 1);
+      note('capturing XRUN stacks through a kprobe on __snd_pcm_xrun (trace_pipe)');
     }
     if (source) {
       const src = source;
@@ -466,7 +488,7 @@ async function runSession(
           },
         );
       }
-      if (stream?.xrunDebugPath && p.mask !== 0) {
+      if (stream?.xrunDebugPath && p.mask !== 0 && !kprobeCapture) {
         try {
           guard = takeXrunDebug(stream, p.mask, {
             journalDir: o.journalDir,
@@ -740,7 +762,11 @@ async function runSession(
 
   if (o.outDir) {
     try {
-      const captureBackend: CaptureBackend = guard ? 'xrun_debug' : 'none';
+      const captureBackend: CaptureBackend = guard
+        ? 'xrun_debug'
+        : capture.name === 'trace_pipe'
+          ? 'kprobe'
+          : 'none';
       const bundle = sessionToBundle({
         report,
         host: facts.bundle as BundleHost,
