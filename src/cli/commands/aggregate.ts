@@ -1,7 +1,7 @@
 // `xrunhunt aggregate`: bundles from many machines → one fleet ranking per offender
 // signature, kept incrementally in an SQLite store; `--watch` keeps it current as bundles
 // land in inbox folders.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
@@ -142,7 +142,7 @@ Without files, shows the ranking of what the store already holds.`,
     const dbPath = resolve(io.cwd, values.db ?? defaultFleetDb(io.env));
     const paths = ctx.positionals.map((p) => resolve(io.cwd, p));
     // An inbox to watch may not exist yet (serve creates it on the first upload).
-    if (values.watch) for (const p of paths) mkdirSync(p, { recursive: true });
+    if (values.watch) for (const p of paths) if (!existsSync(p)) mkdirSync(p, { recursive: true });
     const files = listBundleFiles(paths);
 
     let signer: Signer | undefined;
