@@ -14,12 +14,27 @@ export interface CaptureChoice {
   reason: string;
   /** What would make it usable (empty when usable). */
   advice: string;
+  /** Every backend this kernel offers, best first (usable or not as this user). */
+  offered: CaptureBackend[];
+}
+
+// Lists the capture facilities the kernel has at all, so doctor can say what else would work.
+export function offeredCaptureBackends(f: DoctorFacts): CaptureBackend[] {
+  const out: CaptureBackend[] = [];
+  if (f.asound.streams.some((s) => s.xrunDebugPath !== undefined)) out.push('xrun_debug');
+  if (f.tracing.sndPcmEvents) out.push('tracepoints');
+  if (f.tracing.kprobeEvents && f.tracing.kallsymsXrun !== false) out.push('kprobe');
+  return out;
 }
 
 const ROOT_ADVICE = 'run xrunhunt as root (sudo)';
 
 /** Picks the capture backend from gathered facts. */
 export function chooseCaptureBackend(f: DoctorFacts): CaptureChoice {
+  return { ...chooseBackend(f), offered: offeredCaptureBackends(f) };
+}
+
+function chooseBackend(f: DoctorFacts): Omit<CaptureChoice, 'offered'> {
   const root = f.user.euid === 0;
   const withFile = f.asound.streams.filter((s) => s.xrunDebugPath !== undefined);
   if (withFile.length > 0) {

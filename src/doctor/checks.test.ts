@@ -129,6 +129,8 @@ test('stock kernel without xrun_debug: the missing options are named; kprobe cap
     /kernel 6\.1\.0-57-amd64 was built without CONFIG_SND_DEBUG, CONFIG_SND_PCM_XRUN_DEBUG \(from .*config-6\.1\.0-57-amd64\)/,
   );
   assert.equal(r.capture.backend, 'kprobe');
+  assert.deepEqual(r.capture.offered, ['kprobe']);
+  assert.match(byId(r, 'capture').summary, /this kernel offers: kprobe$/);
   assert.equal(byId(r, 'capture').status, 'ok');
   assert.equal(r.diagnosable, true, r.conclusion);
   assert.equal(byId(r, 'hz').summary, 'HZ=250');
@@ -144,6 +146,7 @@ test('stock kernel without kprobes either: blocked, conclusion says why and what
   );
   assert.equal(r.diagnosable, false);
   assert.equal(r.capture.backend, 'none');
+  assert.deepEqual(r.capture.offered, []);
   assert.equal(byId(r, 'xrun_debug').status, 'fail');
   assert.equal(byId(r, 'capture').status, 'fail');
   assert.match(

@@ -137,7 +137,9 @@ export function checkCapture(capture: CaptureChoice): Check {
   return {
     id: 'capture',
     status: capture.usable ? 'ok' : 'fail',
-    summary: `${capture.backend}: ${capture.reason}`,
+    summary:
+      `${capture.backend}: ${capture.reason}` +
+      `; this kernel offers: ${capture.offered.length ? capture.offered.join(', ') : 'none'}`,
     advice: capture.advice,
   };
 }
