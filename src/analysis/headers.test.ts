@@ -151,3 +151,22 @@ test('ftrace lines', () => {
   );
   assert.equal(parseFtraceLine('XRUN: pcmC0D0p'), null);
 });
+
+test('kprobe variants: any entry offset, return probes', () => {
+  assert.deepEqual(
+    parseFtraceLine(
+      '  aplay-512 [001] d.h1. 93.001277: p_xrun_0: (__snd_pcm_xrun+0x4/0xc0 [snd_pcm])',
+    ),
+    { kind: 'xrun', pcm: null, time: 93.001277 },
+  );
+  assert.deepEqual(
+    parseFtraceLine(
+      '  aplay-512 [001] d.h1. 93.001277: r_xrun: (snd_pcm_update_state+0x10e/0x120 <- __snd_pcm_xrun)',
+    ),
+    { kind: 'xrun', pcm: null, time: 93.001277 },
+  );
+  assert.deepEqual(
+    parseFtraceLine('  aplay-512 [001] d.h1. 93.001277: p_stop: (snd_pcm_stop+0x0/0x20)'),
+    { kind: 'other' },
+  );
+});

@@ -88,7 +88,11 @@ export function isForeignHeader(body: string): boolean {
 }
 
 export type FtraceLine =
-  | { kind: 'xrun'; pcm: string | null; /** the trace timestamp, s (trace_clock mono/local) */ time: number }
+  | {
+      kind: 'xrun';
+      pcm: string | null;
+      /** the trace timestamp, s (trace_clock mono/local) */ time: number;
+    }
   | { kind: 'stack-start' }
   | { kind: 'other' };
 
@@ -97,8 +101,11 @@ export type FtraceLine =
 const FTRACE_FULL_RE =
   /^\s*\S.{0,40}?-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\]\s+(?:[\w.]{3,6}\s+)?(\d+\.\d+):\s+(.*)$/;
 const FTRACE_SHORT_RE = /^\s*(\d+\.\d+):\s+([\w:]+:\s.*)$/;
-// The kprobe on __snd_pcm_xrun, or xrunhunt's fallback on snd_pcm_stop with state 4 (XRUN).
-const KPROBE_XRUN_RE = /\(__snd_pcm_xrun\+0x0\/|\(snd_pcm_stop\+0x0\/\w+\) state=4\b/;
+// The kprobe on __snd_pcm_xrun (any entry offset: IBT kernels probe after endbr64; or a return
+// probe `(caller+0x10e/0x120 <- __snd_pcm_xrun)`), or xrunhunt's fallback on snd_pcm_stop
+// with state 4 (XRUN).
+const KPROBE_XRUN_RE =
+  /\(__snd_pcm_xrun(?:\.\w+)?\+0x[0-9a-f]+\/|<- __snd_pcm_xrun\)|\(snd_pcm_stop\+0x0\/\w+\) state=4\b/;
 const TP_XRUN_RE = new RegExp(String.raw`^xrun:\s+(pcmC\d+D\d+[pc](?:\/sub\d+)?): XRUN:`);
 
 /** Recognises one trace_pipe / trace text line (null when the line is not ftrace text). */
