@@ -295,3 +295,42 @@ test('arm64 6.13+ (C)/(P) tags: the pt_regs pc frame after el1h_64_irq is the of
   assert.equal(r.events[0]!.offender.class, 'kernel');
   assert.equal(r.events[0]!.offender.function, 'drop_buffers');
 });
+
+test('grammar-built era samples: 2.6.1x x86_64 F3 with <EOI>, ARM 2.6 idle and kernel', () => {
+  const text = `ALSA /usr/src/alsa/alsa-kernel/core/pcm_lib.c:169: XRUN: pcmC0D0p
+Call Trace: <IRQ> <ffffffff8026929b>{show_trace+34} <ffffffff802692b7>{dump_stack+18}
+       <ffffffff8817d8e4>{:snd_pcm:snd_pcm_period_elapsed+692} <ffffffff881a7b31>{:snd_intel8x0:snd_intel8x0_interrupt+289}
+       <ffffffff80210b3e>{handle_IRQ_event+41} <ffffffff802b0c2f>{__do_IRQ+156}
+       <ffffffff8026a2a7>{do_IRQ+231} <ffffffff8025e0f8>{ret_from_intr+0}  <EOI> <ffffffff8020d9a4>{shrink_list+60}
+       <ffffffff8020ee11>{shrink_zone+210}
+ALSA sound/core/pcm_lib.c:171: XRUN: pcmC0D0p:0
+[<c002d8b0>] (unwind_backtrace+0x0/0xe4) from [<bf0a4f2c>] (snd_pcm_update_hw_ptr_post+0xac/0x208 [snd_pcm])
+[<bf0a4f2c>] (snd_pcm_update_hw_ptr_post+0xac/0x208 [snd_pcm]) from [<bf0a5200>] (snd_pcm_period_elapsed+0x8c/0xd4 [snd_pcm])
+[<bf0a5200>] (snd_pcm_period_elapsed+0x8c/0xd4 [snd_pcm]) from [<bf0c11d8>] (omap_pcm_dma_irq+0x38/0x44 [snd_soc_omap])
+[<bf0c11d8>] (omap_pcm_dma_irq+0x38/0x44 [snd_soc_omap]) from [<c0040d88>] (omap2_dma_irq_handler+0x1b8/0x240)
+[<c0040d88>] (omap2_dma_irq_handler+0x1b8/0x240) from [<c0072b5c>] (handle_IRQ_event+0x2c/0xf0)
+[<c0072b5c>] (handle_IRQ_event+0x2c/0xf0) from [<c0074ec0>] (handle_level_irq+0xb0/0x138)
+[<c0074ec0>] (handle_level_irq+0xb0/0x138) from [<c00283d4>] (asm_do_IRQ+0x54/0x8c)
+[<c00283d4>] (asm_do_IRQ+0x54/0x8c) from [<c00284e4>] (__irq_svc+0x44/0xcc)
+Exception stack(0xc03a9f30 to 0xc03a9f78)
+9f20:                                     00000000 0005317f 0005217f 60000013
+9f40: c03a8000 c03ad87c c02ddc44 c03ad874 c00285b0 411fc083 80000000 00000000
+[<c00284e4>] (__irq_svc+0x44/0xcc) from [<c0029a3c>] (default_idle+0x2c/0x34)
+[<c0029a3c>] (default_idle+0x2c/0x34) from [<c002a0ac>] (cpu_idle+0x6c/0xc8)
+[<c002a0ac>] (cpu_idle+0x6c/0xc8) from [<c0008b68>] (start_kernel+0x26c/0x2cc)
+ALSA sound/core/pcm_lib.c:171: XRUN: pcmC0D0c:0
+[<c002d8b0>] (unwind_backtrace+0x0/0xe4) from [<bf0a4f2c>] (snd_pcm_update_hw_ptr_post+0xac/0x208 [snd_pcm])
+[<c00283d4>] (asm_do_IRQ+0x54/0x8c) from [<c00284e4>] (__irq_svc+0x44/0xcc)
+[<c00284e4>] (__irq_svc+0x44/0xcc) from [<c00ba7e0>] (__copy_to_user_memcpy+0x70/0x110)
+[<c00ba7e0>] (__copy_to_user_memcpy+0x70/0x110) from [<c00bbab0>] (pipe_read+0x150/0x3a0)
+`;
+  const r = analyzeText(text);
+  assert.deepEqual(
+    r.events.map((e) => [e.line, e.offender.class, e.offender.function]),
+    [
+      [1, 'kernel', 'shrink_list'],
+      [7, 'idle', 'default_idle'],
+      [22, 'kernel', '__copy_to_user_memcpy'],
+    ],
+  );
+});
