@@ -396,7 +396,7 @@ async function runSession(
       }
     } else if (p.capture !== 'none' && p.mask !== 0) {
       limitations.push(
-        `No kernel log could be read (${capture.skipped.join('; ') || 'no source'}): kernel XRUN dumps cannot be seen. Run as root.`,
+        `No kernel log could be read (${capture.skipped.join('; ') || 'no source'}): kernel XRUN dumps cannot be seen.${process.geteuid?.() === 0 ? '' : ' Run as root.'}`,
       );
     }
 
