@@ -32,6 +32,16 @@ export function grantedStream(history: readonly SessionEvent[]): GrantedStream |
   return e ? { ...e.granted, policy: e.policy } : null;
 }
 
+/** Each second's smallest headroom, from the session's 'stats' events (µs). */
+export function headroomSamples(history: readonly SessionEvent[]): number[] {
+  const out: number[] = [];
+  for (const e of history) {
+    if (e.type === 'stats' && typeof e.intervalHeadroomUs === 'number')
+      out.push(e.intervalHeadroomUs);
+  }
+  return out;
+}
+
 /** `session --html FILE`: the finished session's report. */
 export async function writeSessionHtml(
   path: string,
@@ -45,7 +55,7 @@ export async function writeSessionHtml(
       kind: 'session',
       title: `xrunhunt session: ${report.params.device} on ${report.host.kernelRelease}`,
       generatedAt: (meta.now ?? new Date()).toISOString(),
-      run: runViewFromSessionReport(report, grantedStream(history)),
+      run: runViewFromSessionReport(report, grantedStream(history), headroomSamples(history)),
     },
     meta.toolVersion ?? packageVersion(),
   );
@@ -70,11 +80,18 @@ export async function writeAnalyzeHtml(
   );
 }
 
+/** One side of a comparison: its bundle, its name, and its per-second headroom minima if known. */
+export interface CompareSide {
+  bundle: Bundle;
+  label: string;
+  samplesUs?: readonly number[] | null;
+}
+
 /** `compare A B --html FILE`: two bundles overlaid. */
 export async function writeCompareHtml(
   path: string,
-  a: { bundle: Bundle; label: string },
-  b: { bundle: Bundle; label: string },
+  a: CompareSide,
+  b: CompareSide,
   meta: HtmlReportMeta = {},
 ): Promise<number> {
   return writeHtmlReport(
@@ -83,7 +100,10 @@ export async function writeCompareHtml(
       kind: 'compare',
       title: `xrunhunt compare: ${a.label} vs ${b.label}`,
       generatedAt: (meta.now ?? new Date()).toISOString(),
-      runs: [runViewFromBundle(a.bundle, a.label), runViewFromBundle(b.bundle, b.label)],
+      runs: [
+        runViewFromBundle(a.bundle, a.label, a.samplesUs ?? null),
+        runViewFromBundle(b.bundle, b.label, b.samplesUs ?? null),
+      ],
     },
     meta.toolVersion ?? packageVersion(),
   );

@@ -36,7 +36,8 @@ export function runViewFromAnalysis(result: AnalysisResult, inputs: readonly str
     periodUs: null,
     headroom: [],
     headroomCount: 0,
-    headroomBins: null,
+    headroomSamplesUs: [],
+    bufferUs: null,
     phaseHeadroom: [],
     offenders: result.offenders.map((o) => ({
       function: o.function,

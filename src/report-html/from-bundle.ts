@@ -11,8 +11,15 @@ export function countClasses(classes: readonly string[]): Record<string, number>
   return out;
 }
 
-/** Turns a bundle into the report's run view; `label` names the run ("A: before.json"). */
-export function runViewFromBundle(bundle: Bundle, label: string): RunView {
+/**
+ * Turns a bundle into the report's run view; `label` names the run ("A: before.json");
+ * `samplesUs` are per-second headroom minima from the session's events.ndjson, when at hand.
+ */
+export function runViewFromBundle(
+  bundle: Bundle,
+  label: string,
+  samplesUs: readonly number[] | null = null,
+): RunView {
   const p = bundle.params;
   // Kernel events carry the printk clock; the matched userspace xrun gives their session time.
   const sessionMsByEvent = new Map<number, number>();
@@ -98,7 +105,8 @@ export function runViewFromBundle(bundle: Bundle, label: string): RunView {
         ]
       : [],
     headroomCount: h?.count ?? 0,
-    headroomBins: null,
+    headroomSamplesUs: samplesUs ? [...samplesUs] : [],
+    bufferUs: p ? (p.bufferFrames / p.rateHz) * 1e6 : null,
     phaseHeadroom: [],
     offenders: bundle.offenders.map((o) => ({ ...o })),
     classCounts: countClasses(bundle.events.map((e) => e.offender.class)),

@@ -13,10 +13,11 @@ export interface GrantedStream {
   policy: string;
 }
 
-/** Turns a finished session's report into the report's run view. */
+/** Turns a finished session's report into the report's run view (samples: per-second headroom minima). */
 export function runViewFromSessionReport(
   report: SessionReport,
   granted: GrantedStream | null = null,
+  samplesUs: readonly number[] = [],
 ): RunView {
   const p = report.params;
   const rateHz = granted?.rateHz ?? p.rateHz;
@@ -79,7 +80,8 @@ export function runViewFromSessionReport(
         ? [{ label: 'min', us: Math.min(...measured.map((ph) => ph.headroom!.minUs)) }]
         : [],
     headroomCount: count,
-    headroomBins: null,
+    headroomSamplesUs: [...samplesUs],
+    bufferUs: (bufferFrames / rateHz) * 1e6,
     phaseHeadroom: measured.map((ph) => ({
       phase: ph.name,
       minUs: ph.headroom!.minUs,

@@ -16,6 +16,8 @@ export {
   writeCompareHtml,
   writeAggregateHtml,
   grantedStream,
+  headroomSamples,
+  type CompareSide,
   type HtmlReportMeta,
 } from './command-reports.js';
 export { runViewFromBundle } from './from-bundle.js';

@@ -74,8 +74,10 @@ export interface RunView {
   headroom: HeadroomRow[];
   /** Wake-ups the headroom was measured over (0: none measured). */
   headroomCount: number;
-  /** A real bucketed headroom histogram when the input carries one (null: percentiles only). */
-  headroomBins: { bucketStartsUs: number[]; counts: number[] } | null;
+  /** Smallest headroom of each ≈1 s of playback (µs), for the histogram (empty: none recorded). */
+  headroomSamplesUs: number[];
+  /** Buffer length in µs (the histogram's scale); null when unknown. */
+  bufferUs: number | null;
   /** Headroom per load phase (sessions record it per phase). */
   phaseHeadroom: { phase: string; minUs: number; p50Us: number; p99Us: number }[];
   offenders: OffenderView[];

@@ -3,7 +3,6 @@
 import { renderBarChart } from './charts/bar-chart.js';
 import { renderHistogramChart } from './charts/histogram-chart.js';
 import { renderTimelineChart } from './charts/timeline-chart.js';
-import { formatTick } from './charts/scale.js';
 import type { OffenderView, RunView } from './report-view.js';
 
 /** Offenders shown in the bar chart; the rest are summed into the list below it. */
@@ -24,27 +23,54 @@ export function timelineChart(runs: readonly RunView[]): string {
   );
 }
 
-/** Headroom: a real histogram when there are buckets, else the recorded percentiles. */
-export function headroomChart(runs: readonly RunView[]): string {
-  const binned = runs.filter((r) => r.headroomBins !== null);
-  if (binned.length === runs.length && binned.length > 0) {
-    const starts = binned[0]!.headroomBins!.bucketStartsUs;
-    const sameBuckets = binned.every(
-      (r) => r.headroomBins!.bucketStartsUs.join() === starts.join(),
-    );
-    if (sameBuckets) {
-      const period = runs[0]!.periodUs;
-      return renderHistogramChart({
-        id: 'headroom',
-        title: 'Headroom when the writer woke (histogram)',
-        bucketStartsUs: starts,
-        series: binned.map((r) => ({ name: r.label, counts: r.headroomBins!.counts })),
-        markerUs: period,
-        markerLabel: period === null ? '' : `one period (${formatTick(period)} µs)`,
-        emptyText: 'No headroom was measured.',
-      });
-    }
+/** Histogram buckets: tenths of the longest buffer, the last one open-ended (≥ 90%). */
+export const HEADROOM_BUCKETS = 10;
+
+/** Bucket lower edges (µs) shared by all runs, so two runs' shapes compare directly. */
+export function headroomBucketStarts(bufferUs: number): number[] {
+  return Array.from({ length: HEADROOM_BUCKETS }, (_, i) => (i * bufferUs) / HEADROOM_BUCKETS);
+}
+
+/** Counts samples per bucket (below 0 → first, above the last start → last). */
+export function bucketCounts(samplesUs: readonly number[], starts: readonly number[]): number[] {
+  const counts = starts.map(() => 0);
+  for (const us of samplesUs) {
+    let i = 0;
+    while (i + 1 < starts.length && us >= starts[i + 1]!) i++;
+    counts[i]! += 1;
   }
+  return counts;
+}
+
+/** Headroom: a histogram of per-second minima when recorded, plus the percentiles. */
+export function headroomChart(runs: readonly RunView[]): string {
+  const charts: string[] = [];
+  const sampled = runs.filter((r) => r.headroomSamplesUs.length > 0 && r.bufferUs !== null);
+  if (sampled.length > 0) {
+    const bufferUs = Math.max(...sampled.map((r) => r.bufferUs!));
+    const starts = headroomBucketStarts(bufferUs);
+    const period = runs.length === 1 ? runs[0]!.periodUs : null;
+    charts.push(
+      renderHistogramChart({
+        id: 'headroom-histogram',
+        title: `Smallest headroom in each second of playback (histogram; buffer ${(bufferUs / 1000).toFixed(2)} ms)`,
+        bucketStartsUs: starts,
+        series: sampled.map((r) => ({
+          name: r.label,
+          counts: bucketCounts(r.headroomSamplesUs, starts),
+        })),
+        markerUs: period,
+        markerLabel: period === null ? '' : `one period (${(period / 1000).toFixed(2)} ms)`,
+        countLabel: 'seconds',
+        emptyText: 'No headroom was measured.',
+      }),
+    );
+  }
+  charts.push(headroomPercentiles(runs));
+  return charts.join('');
+}
+
+function headroomPercentiles(runs: readonly RunView[]): string {
   if (runs.length === 1 && runs[0]!.phaseHeadroom.length > 0) {
     const r = runs[0]!;
     return renderBarChart({

@@ -140,11 +140,14 @@ describe('HTML reports in headless Chromium', { skip }, () => {
     const a = readBundle('session-ext4-writeback.json');
     const b = readBundle('session-lab-test-lockup.json.gz');
     const file = join(dir, 'compare.html');
-    await writeCompareHtml(
+    const r = await runCli([
+      'compare',
+      join(BUNDLES, 'session-ext4-writeback.json'),
+      join(BUNDLES, 'session-lab-test-lockup.json.gz'),
+      '--html',
       file,
-      { bundle: a, label: 'ext4 desktop' },
-      { bundle: b, label: 'lab lockup' },
-    );
+    ]);
+    assert.equal(r.code, 0, r.stderr);
     const f = await open(file, 'compare-report.png');
     assertClean(f);
     const placed = (x: Bundle) => x.xruns.filter((u) => u.kernelEventIndex !== null).length;
@@ -212,6 +215,9 @@ describe('HTML reports in headless Chromium', { skip }, () => {
     );
     // The write phase moved bytes: one throughput bar.
     assert.equal(chart(f, 'throughput').points, 1);
+    // One headroom sample per second of playback, in at most 10 buckets.
+    const h = chart(f, 'headroom-histogram').points;
+    assert.ok(h >= 1 && h <= 10, `headroom histogram buckets: ${h}`);
   });
 
   test('hostile bundle text is shown, never run', async () => {

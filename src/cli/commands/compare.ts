@@ -64,6 +64,12 @@ Per-phase headroom comes from each folder's events.ndjson (per-second minima).`,
   positionals: true,
   options: {
     json: { type: 'boolean', description: 'print the comparison as one JSON document' },
+    html: {
+      type: 'string',
+      valueName: 'FILE',
+      description:
+        'also write both runs overlaid as a self-contained HTML report (charts, stacks) to FILE',
+    },
   },
   async run(ctx) {
     if (ctx.positionals.length !== 2) {
@@ -73,6 +79,14 @@ Per-phase headroom comes from each folder's events.ndjson (per-second minima).`,
     }
     const [a, b] = await Promise.all(ctx.positionals.map((p) => load(p, ctx.io.cwd)));
     const comparison = compareBundles(a!, b!);
+    if (ctx.values.html !== undefined) {
+      const { writeCompareHtml } = await import('../../report-html/index.js');
+      const side = (s: typeof a) => ({
+        ...s!,
+        samplesUs: s!.samples ? [...s!.samples.values()].flat() : null,
+      });
+      await writeCompareHtml(resolve(ctx.io.cwd, ctx.values.html), side(a), side(b));
+    }
     if (ctx.values.json) writeJson(ctx.io.stdout, comparison);
     else ctx.io.stdout.write(renderComparisonText(comparison));
     return 0;

@@ -102,6 +102,7 @@ test('histogram: a bar per non-empty bucket, overlaid outline for the second run
     ],
     markerUs: 1333,
     markerLabel: 'one period',
+    countLabel: 'seconds',
     emptyText: 'none',
   });
   assert.equal(declared(svg), 5);

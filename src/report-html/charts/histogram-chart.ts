@@ -20,6 +20,8 @@ export interface HistogramInput {
   /** A reference line (e.g. one period in µs); null for none. */
   markerUs: number | null;
   markerLabel: string;
+  /** What one count is ("seconds", "wake-ups"), the y-axis title. */
+  countLabel: string;
   emptyText: string;
 }
 
@@ -87,7 +89,7 @@ export function renderHistogramChart(input: HistogramInput): string {
       { class: 'axis-title', x: WIDTH - RIGHT, y: TOP + PLOT_H + 32, 'text-anchor': 'end' },
       text('headroom, µs (bucket start)'),
     ),
-    el('text', { class: 'axis-title', x: 4, y: TOP - 10 }, text('wake-ups')),
+    el('text', { class: 'axis-title', x: 4, y: TOP - 10 }, text(input.countLabel)),
   );
   series.forEach((s, si) => {
     s.counts.forEach((c, i) => {
@@ -107,7 +109,7 @@ export function renderHistogramChart(input: HistogramInput): string {
             'data-value': c,
           },
           tooltip(
-            `${series.length > 1 ? `${s.name}: ` : ''}${bucketLabel(starts, i)}: ${c} wake-ups`,
+            `${series.length > 1 ? `${s.name}: ` : ''}${bucketLabel(starts, i)}: ${c} ${input.countLabel}`,
           ),
         ),
       );
