@@ -5,6 +5,23 @@
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 
+/**
+ * mkdir -p, one component at a time: Node's own recursive mkdirSync spins forever on some
+ * pseudo file systems (measured: a path under /proc never returns).
+ */
+function mkdirParents(dir: string, fs: Pick<typeof nodeFs, 'mkdirSync'>): void {
+  const parts = dir.split('/').filter((p) => p !== '');
+  let path = dir.startsWith('/') ? '' : '.';
+  for (const part of parts) {
+    path = `${path}/${part}`;
+    try {
+      fs.mkdirSync(path, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+  }
+}
+
 /** Returns a writable journal folder: `preferred` if usable, else a runtime fallback. */
 export function usableJournalDir(
   preferred: string,
@@ -14,7 +31,7 @@ export function usableJournalDir(
 ): { dir: string; fallbackReason: string | null } {
   const tryDir = (dir: string): string | null => {
     try {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      mkdirParents(dir, fs);
       fs.accessSync(dir, nodeFs.constants.W_OK);
       return null;
     } catch (err) {
