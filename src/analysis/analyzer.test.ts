@@ -334,3 +334,30 @@ ALSA sound/core/pcm_lib.c:171: XRUN: pcmC0D0c:0
     ],
   );
 });
+
+test('softirq run at local_bh_enable inside a syscall: the bottom RIP: 0033 is not the interrupted context', () => {
+  const lines = [
+    X,
+    'CPU: 0 PID: 1 Comm: x Not tainted 6.1.0 #1',
+    'Call Trace:',
+    ' <TASK>',
+    ' dump_stack_lvl+0x4c/0x63',
+    ' __snd_pcm_xrun.cold+0x5/0xa',
+    ' snd_pcm_period_elapsed+0x22/0x40',
+    ' dummy_hrtimer_callback+0x91/0xd0',
+    ' __hrtimer_run_queues+0x112/0x2b0',
+    ' hrtimer_run_softirq+0x9c/0xc0',
+    ' __do_softirq+0xc5/0x2c8',
+    ' do_softirq+0x73/0x90',
+    ' __local_bh_enable_ip+0x68/0x70',
+    ' tcp_sendmsg+0x31/0x50',
+    ' sock_sendmsg+0x5e/0x70',
+    ' do_syscall_64+0x34/0x90',
+    ' entry_SYSCALL_64_after_hwframe+0x6e/0xd8',
+    'RIP: 0033:0x7f9d3b4f1aff',
+    ' </TASK>',
+  ];
+  const e = analyzeText(lines.join('\n')).events[0]!;
+  assert.equal(e.offender.class, 'kernel');
+  assert.equal(e.offender.signature, '__local_bh_enable_ip | tcp_sendmsg');
+});

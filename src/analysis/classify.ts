@@ -52,21 +52,27 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   // Registers count as the interrupted context only after an IRQ boundary: a RIP: 0033 at the
   // bottom of a process-context stack is the syscall's user registers, not an interrupt.
   let seenIrq = false;
+  // …and only right at the boundary: the last thing before them is an IRQ-entry frame or an
+  // IRQ marker. (A softirq run at local_bh_enable in a syscall has IRQ-entry frames, but its
+  // RIP: 0033 at the bottom is still the syscall's, far from them.)
+  let atBoundary = false;
   for (const it of items) {
     if (it.type === 'marker') {
       if (it.marker === 'irq') {
         ctx = 'irq';
         seenIrq = true;
+        atBoundary = false;
       } else if (it.marker === 'nmi') ctx = 'nmi';
       else if (it.marker === 'end-irq' || it.marker === 'end-nmi') {
         ctx = 'task';
         markerBoundary = frames.length;
         seenIrq = true;
+        atBoundary = true;
       } else if (it.marker === 'task') ctx = 'task';
       continue;
     }
     if (it.type === 'regs') {
-      if (regsMode === undefined && seenIrq) {
+      if (regsMode === undefined && seenIrq && atBoundary) {
         regsMode = it.mode;
         regsAt = frames.length;
         if (it.frame) {
@@ -102,7 +108,8 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       continue;
     frames.push({ ...it.frame });
     marked.push(ctx);
-    if (!seenIrq && role(rules, 'irq-entry', it.frame)) seenIrq = true;
+    atBoundary = role(rules, 'irq-entry', it.frame);
+    if (atBoundary) seenIrq = true;
   }
   // Drop printer frames anywhere (they are only ever at the top).
   const keep = frames.map((f, i) => (i === regsAt && regsFrame === f) || !isStrip(rules, f));
