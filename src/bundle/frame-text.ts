@@ -36,29 +36,22 @@ export function frameText(f: FrameLike): string {
 }
 
 /**
- * Analyzer frames → bundle frame strings, with context markers where the context changes
- * and the first task frame after an interrupt marked as the interrupted registers. Exists
- * so the session writes frames that `aggregate --resign` can classify again.
+ * Analyzer frames → bundle frame strings, with context markers where the frame context
+ * changes (no registers are invented: the analyzer's frames do not say which one was the
+ * RIP line). Exists so the session writes frames that `aggregate --resign` classifies again
+ * exactly as `analyze` did (tested over every real log in the project).
  */
 export function framesToBundleText(frames: FrameLike[]): string[] {
   const out: string[] = [];
   let ctx: string | undefined;
-  let pendingRegs = false;
   for (const f of frames) {
     const c = f.context ?? 'task';
     if (c !== ctx) {
       if (ctx !== undefined && ctx !== 'task') out.push(CLOSE[ctx]!);
-      if (c !== 'task') out.push(OPEN[c]!);
-      else if (ctx !== undefined) {
-        out.push(OPEN['task']!);
-        pendingRegs = true;
-      }
+      if (c !== 'task' || ctx !== undefined) out.push(OPEN[c]!);
       ctx = c;
     }
-    if (pendingRegs && c === 'task' && f.reliable !== false) {
-      out.push(`RIP: ${frameText(f)}`);
-      pendingRegs = false;
-    } else out.push(frameText(f));
+    out.push(frameText(f));
   }
   if (ctx !== undefined && ctx !== 'task') out.push(CLOSE[ctx]!);
   return out;
