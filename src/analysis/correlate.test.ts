@@ -137,3 +137,18 @@ test('a thousand interleaved xruns match one to one in order', () => {
   assert.equal(r.pairs.length, 1000);
   assert.ok(r.pairs.every((p) => p.xrun === p.event));
 });
+
+test('kprobe events name no stream: unnamedPcmIsOurs matches them to our PCM', () => {
+  const base = {
+    xruns: [ux(10)],
+    events: [kev(9, null)],
+    pcm: 'pcmC0D0p',
+    offsetNs: OFFSET,
+    sessionStartNs: START,
+    bufferMs: 10,
+  };
+  assert.deepEqual(correlateXruns(base).unknownStreamEvents, [0]);
+  const r = correlateXruns({ ...base, unnamedPcmIsOurs: true });
+  assert.equal(r.pairs.length, 1);
+  assert.deepEqual(r.unknownStreamEvents, []);
+});

@@ -41,6 +41,11 @@ export interface CorrelateInput {
   /** Buffer duration in ms: sets the matching window. */
   bufferMs: number;
   phases?: readonly PhaseSpan[];
+  /**
+   * Treat events without a PCM as ours: a plain kprobe on __snd_pcm_xrun does not name the
+   * stream, and during a session the stream it fires for is almost always the session's.
+   */
+  unnamedPcmIsOurs?: boolean;
 }
 
 /** How far a kernel event may PRECEDE the userspace xrun it explains: the app notices at
@@ -123,7 +128,7 @@ export function correlateXruns(input: CorrelateInput): CorrelationResult {
   const unknownStreamEvents: number[] = [];
   const candidates: number[] = [];
   input.events.forEach((e, i) => {
-    const pcm = normalizePcmId(e.pcm);
+    const pcm = normalizePcmId(e.pcm) ?? (input.unnamedPcmIsOurs && e.pcm === null ? ours : null);
     if (pcm === null) unknownStreamEvents.push(i);
     else if (ours === null || pcm !== ours) otherStreamEvents.push(i);
     else if (e.kind === 'xrun') candidates.push(i);

@@ -719,6 +719,7 @@ async function runSession(
     sessionStartNs: Number(t0),
     bufferMs,
     phases: phases.map((ph) => ({ name: ph.name, startMs: ph.startMs, endMs: ph.endMs })),
+    unnamedPcmIsOurs: capture.name === 'trace_pipe',
   });
   const offenders = live.rank().map((r) => ({
     function: r.function,
@@ -744,7 +745,8 @@ async function runSession(
     capture: {
       source: capture.name,
       lostMessages: source?.lostMessages ?? 0,
-      pcm: guard ? guard.stream.pcm : null,
+      // The kprobe watches every stream; ours is the one correlation matches against.
+      pcm: guard ? guard.stream.pcm : capture.name === 'trace_pipe' ? hwPcmName : null,
       mask: guard ? guard.mask : null,
     },
     events: kernelEvents,
