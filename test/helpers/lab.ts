@@ -1,8 +1,9 @@
 // For tests that need the lab VM: whether a lab kernel is built, and how to run xrunhunt or a
 // shell command inside it (through the real CLI: `xrunhunt lab run|exec`). In CI (CI=true) a
 // missing kernel is a failure, not a skip: .ci/run builds it before the tests.
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { readBuildMeta, resolveLabBuild } from '../../src/lab/build-kernel.js';
 import type { LabBuildMeta } from '../../src/lab/build-kernel.js';
@@ -41,25 +42,42 @@ export function labSkip(profile = 'debug'): string | false {
 }
 
 export interface LabRunOptions {
-  /** Options for `lab run|exec` itself (e.g. ['--inject', 'lockup:10:irq', '--out', dir]). */
+  /**
+   * Options for `lab run|exec` itself (e.g. ['--inject', 'lockup:10:irq', '--out', dir]).
+   * Without --out the results folder is a temp folder removed after the run.
+   */
   labOptions?: string[];
   /** Kill the whole `xrunhunt lab` process after this long (ms); default 5 min. */
   timeoutMs?: number;
   env?: NodeJS.ProcessEnv;
 }
 
+// Runs `xrunhunt lab <sub> …`; without an --out of the caller's, the results go to a temp
+// folder that is removed afterwards (tests must not leave lab results in /tmp).
+async function runLabCli(
+  sub: 'run' | 'exec',
+  tail: string[],
+  opts: LabRunOptions,
+): Promise<CliResult> {
+  const labOptions = opts.labOptions ?? [];
+  const ownOut = !labOptions.some((o) => o === '--out' || o.startsWith('--out='));
+  const base = ownOut ? mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')) : undefined;
+  try {
+    return await runCli(
+      ['lab', sub, ...labOptions, ...(base ? ['--out', join(base, 'results')] : []), '--', ...tail],
+      { timeoutMs: opts.timeoutMs ?? 300_000, ...(opts.env ? { env: opts.env } : {}) },
+    );
+  } finally {
+    if (base) rmSync(base, { recursive: true, force: true });
+  }
+}
+
 /** Runs `xrunhunt <args>` inside the lab: `xrunhunt lab run [labOptions] -- <args>`. */
 export function runInLab(args: string[], opts: LabRunOptions = {}): Promise<CliResult> {
-  return runCli(['lab', 'run', ...(opts.labOptions ?? []), '--', ...args], {
-    timeoutMs: opts.timeoutMs ?? 300_000,
-    ...(opts.env ? { env: opts.env } : {}),
-  });
+  return runLabCli('run', args, opts);
 }
 
 /** Runs a shell command line inside the lab: `xrunhunt lab exec [labOptions] -- <line>`. */
 export function execInLab(line: string, opts: LabRunOptions = {}): Promise<CliResult> {
-  return runCli(['lab', 'exec', ...(opts.labOptions ?? []), '--', line], {
-    timeoutMs: opts.timeoutMs ?? 300_000,
-    ...(opts.env ? { env: opts.env } : {}),
-  });
+  return runLabCli('exec', [line], opts);
 }
