@@ -36,6 +36,9 @@ function sigName(f: Frame): string {
   return f.module ? `${f.function} [${f.module}]` : f.function;
 }
 
+// Hard-interrupt entry frames (the outer edge of a hard IRQ on the stack).
+const HARDIRQ_ENTRY =
+  /^(?:common_interrupt|__common_interrupt|asm_common_interrupt|do_IRQ|__do_IRQ|asm_do_IRQ|handle_IRQ|ret_from_intr|apic_timer_interrupt|smp_apic_timer_interrupt|sysvec_\w+|asm_sysvec_\w+|__sysvec_\w+|gic_handle_irq|el1h_64_irq|el1_irq|el1_interrupt|__irq_svc|handle_riscv_irq|do_irq)$/;
 const SOFTIRQ_ENTRY =
   /^(?:__do_softirq|handle_softirqs|do_softirq|do_softirq_own_stack|invoke_softirq|call_softirq|run_ksoftirqd)$/;
 
@@ -130,12 +133,20 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
 
   const result = (offender: Offender, boundary: number, offenderIndex?: number): Classification => {
     // Contexts: marked ones stay; unmarked frames before the boundary ran in IRQ context.
+    // Softirq: frames printed above the outermost softirq entry, up to a hard-IRQ entry
+    // (a hard interrupt nested in softirq processing runs in IRQ context again).
     let lastSoftirq = -1;
     for (let i = 0; i < boundary; i++) if (SOFTIRQ_ENTRY.test(kept[i]!.function)) lastSoftirq = i;
+    let softirqFrom = lastSoftirq;
+    for (let i = lastSoftirq - 1; i >= 0; i--) {
+      const f = kept[i]!;
+      if (!SOFTIRQ_ENTRY.test(f.function) && HARDIRQ_ENTRY.test(f.function)) break;
+      softirqFrom = i;
+    }
     kept.forEach((f, i) => {
       const m = keptCtx[i];
       if (m === 'nmi') f.context = 'nmi';
-      else if (i < boundary) f.context = i < lastSoftirq ? 'softirq' : 'irq';
+      else if (i < boundary) f.context = i >= softirqFrom && i < lastSoftirq ? 'softirq' : 'irq';
       else f.context = 'task';
     });
     const out: Classification = { offender, frames: kept };
