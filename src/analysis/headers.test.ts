@@ -122,6 +122,13 @@ test('ftrace lines', () => {
   );
   assert.deepEqual(
     parseFtraceLine(
+      '           <idle>-0       [001] d.h2.   120.500001: xrun: (__snd_pcm_xrun+0x0/0xc0) card=0 dev=0 sub=0 stream=0 cardid="Dummy"',
+    ),
+    { kind: 'xrun', pcm: 'pcmC0D0p/sub0', time: 120.500001 },
+    'fetch args name the stream',
+  );
+  assert.deepEqual(
+    parseFtraceLine(
       '            node-301     [001] .....   215.000100: xrun: (snd_pcm_stop+0x0/0x30) state=1',
     ),
     { kind: 'other' },

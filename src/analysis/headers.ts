@@ -108,6 +108,15 @@ const KPROBE_XRUN_RE =
   /\(__snd_pcm_xrun(?:\.\w+)?\+0x[0-9a-f]+\/|<- __snd_pcm_xrun\)|\(snd_pcm_stop\+0x0\/\w+\) state=4\b/;
 const TP_XRUN_RE = new RegExp(String.raw`^xrun:\s+(pcmC\d+D\d+[pc](?:\/sub\d+)?): XRUN:`);
 
+// xrunhunt's kprobe names the stream with fetch args: `card=0 dev=0 sub=0 stream=0 cardid="Dummy"`.
+const KPROBE_STREAM_RE = /\scard=(\d+) dev=(\d+) sub=(\d+) stream=([01])\b/;
+
+/** The stream a kprobe hit names (`pcmC0D0p/sub0`), or null without fetch args. */
+function kprobeStream(rest: string): string | null {
+  const m = KPROBE_STREAM_RE.exec(rest);
+  return m ? `pcmC${m[1]!}D${m[2]!}${m[4] === '0' ? 'p' : 'c'}/sub${m[3]!}` : null;
+}
+
 /** Recognises one trace_pipe / trace text line (null when the line is not ftrace text). */
 export function parseFtraceLine(body: string): FtraceLine | null {
   if (!body.includes(': ')) return null;
@@ -116,7 +125,7 @@ export function parseFtraceLine(body: string): FtraceLine | null {
   const rest = m[2]!.trim();
   const time = Number(m[1]);
   if (rest.startsWith('<stack trace>')) return { kind: 'stack-start' };
-  if (KPROBE_XRUN_RE.test(rest)) return { kind: 'xrun', pcm: null, time };
+  if (KPROBE_XRUN_RE.test(rest)) return { kind: 'xrun', pcm: kprobeStream(rest), time };
   const tp = TP_XRUN_RE.exec(rest);
   if (tp) return { kind: 'xrun', pcm: tp[1] ?? null, time };
   return { kind: 'other' };

@@ -20,6 +20,10 @@ import { join } from 'node:path';
 import { findJournals } from '../proc/index.js';
 import type { SettingFileIo } from '../proc/index.js';
 import { createKprobeSource, kprobePaths } from './source-kprobe.js';
+import { STREAM_FETCH_ARGS } from './tracefs.js';
+
+const STREAM_ARGS =
+  process.arch === 'x64' ? STREAM_FETCH_ARGS : STREAM_FETCH_ARGS.replaceAll('%di', '$arg1');
 import type { TracefsFolderOps } from './source-kprobe.js';
 
 const errno = (code: string): Error => Object.assign(new Error(`${code} (mock kernel)`), { code });
@@ -30,6 +34,8 @@ class MockTracefs implements SettingFileIo, TracefsFolderOps {
   /** Probes defined by someone else (must survive everything xrunhunt does). */
   instance: { files: Map<string, string>; enabled: boolean; trigger: string | null } | null = null;
   pipeOpen = false;
+  /** Refuse fetch args (an older kernel, another architecture). */
+  refuseArgs = false;
   readonly ops: string[] = [];
   readonly pipeFile: string;
   constructor(
@@ -74,6 +80,7 @@ class MockTracefs implements SettingFileIo, TracefsFolderOps {
       const m = /^p:(\S+) (\S+)(.*)$/.exec(v);
       if (m) {
         if (!this.symbols.has(m[2]!)) throw errno('EINVAL');
+        if (this.refuseArgs && m[3]!.includes('card=')) throw errno('EINVAL');
         if (this.probes.has(m[1]!)) throw errno('EEXIST');
         this.probes.set(m[1]!, `${m[2]!}${m[3]!}`);
         return;
@@ -144,6 +151,11 @@ function setup(symbols = ['__snd_pcm_xrun', 'snd_pcm_stop']) {
     ].join('\n') + '\n',
   );
   writeFileSync(join(proc, 'modules'), 'test_lockup 16384 0 - Live 0xffffffffc0200000\n');
+  mkdirSync(join(proc, 'asound'));
+  writeFileSync(
+    join(proc, 'asound', 'cards'),
+    ' 0 [Dummy          ]: Dummy - Dummy\n                      Dummy 1\n 1 [Loopback       ]: Loopback - Loopback\n',
+  );
   const journalDir = join(root, 'journal');
   const kernel = new MockTracefs(tracefs, new Set(symbols));
   const source = createKprobeSource({
@@ -172,7 +184,7 @@ test('start installs probe, instance, trigger, enable in that order; close undoe
     t.kernel.probes.set('someone/else', 'do_sys_open');
     await t.source.start(new AbortController().signal);
     const p = kprobePaths(t.tracefs);
-    assert.equal(t.kernel.probes.get('xrunhunt/xrun'), '__snd_pcm_xrun');
+    assert.equal(t.kernel.probes.get('xrunhunt/xrun'), `__snd_pcm_xrun ${STREAM_ARGS}`);
     assert.equal(t.kernel.instance?.trigger, 'stacktrace');
     assert.equal(t.kernel.instance?.enabled, true);
     assert.equal(t.kernel.instance?.files.get(p.bufferSizeKb), '4096');
@@ -276,7 +288,7 @@ test('fallback to snd_pcm_stop filtered on XRUN when __snd_pcm_xrun is missing',
   const t = setup(['snd_pcm_stop']);
   try {
     await t.source.start(new AbortController().signal);
-    assert.equal(t.kernel.probes.get('xrunhunt/xrun'), 'snd_pcm_stop state=%si:s32');
+    assert.equal(t.kernel.probes.get('xrunhunt/xrun'), `snd_pcm_stop state=%si:s32 ${STREAM_ARGS}`);
     assert.equal(t.kernel.instance?.trigger, 'stacktrace if state==4');
     assert.equal(t.kernel.instance?.files.get(kprobePaths(t.tracefs).filter), 'state==4');
     assert.ok(t.source.warnings.some((w) => w.includes('not __snd_pcm_xrun')));
@@ -331,6 +343,38 @@ test('a leftover xrunhunt probe without a journal is removed before installing',
     assert.equal(t.kernel.instance?.enabled, true);
     await t.source.close();
     assert.ok(t.kernel.clean);
+  } finally {
+    t.done();
+  }
+});
+
+test('stream fetch args: refused ones fall back to the plain probe; ones that miss the card id are dropped', async () => {
+  const t = setup();
+  try {
+    t.kernel.refuseArgs = true;
+    await t.source.start(new AbortController().signal);
+    assert.equal(t.kernel.probes.get('xrunhunt/xrun'), '__snd_pcm_xrun');
+    assert.ok(t.source.warnings.some((w) => /refused the stream fetch args/.test(w)));
+    const lines: string[] = [];
+    const reading = (async () => {
+      for await (const l of t.source) lines.push(l.text);
+    })();
+    appendFileSync(
+      t.kernel.pipeFile,
+      [
+        '  aplay-5 [000] d.h1.  10.000001: xrun: (__snd_pcm_xrun+0x0/0xc0) card=1 dev=0 sub=0 stream=0 cardid="Loopback"',
+        '  aplay-5 [000] d.h1.  11.000001: xrun: (__snd_pcm_xrun+0x0/0xc0) card=0 dev=0 sub=0 stream=0 cardid="Loopback"',
+        '',
+      ].join('\n'),
+    );
+    await new Promise((r) => setTimeout(r, 100));
+    await t.source.close();
+    await reading;
+    assert.deepEqual(lines, [
+      '  aplay-5 [000] d.h1.  10.000001: xrun: (__snd_pcm_xrun+0x0/0xc0) card=1 dev=0 sub=0 stream=0 cardid="Loopback"',
+      '  aplay-5 [000] d.h1.  11.000001: xrun: (__snd_pcm_xrun+0x0/0xc0)',
+    ]);
+    assert.ok(t.source.warnings.some((w) => /did not match \/proc\/asound\/cards/.test(w)));
   } finally {
     t.done();
   }

@@ -32,9 +32,12 @@ import {
   moduleSymbolsFromKallsyms,
   parseLostEvents,
   parseProcModules,
+  parseAsoundCards,
   parseTraceMarker,
   resolveRawFrameLine,
   stacktraceTrigger,
+  checkStreamArgs,
+  stripStreamArgs,
 } from './tracefs.js';
 import type {
   LoadedModule,
@@ -155,6 +158,8 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
   let lost = 0;
   let restoreReport: RestoreReport | null = null;
   let resolvedFrames = 0;
+  let cards = new Map<number, string>();
+  let argsMismatchWarned = false;
   // Module symbol snapshot (ftrace names module frames only while the module is loaded).
   const modules = new Map<string, LoadedModule>();
   let snapshot: ModuleSymbolSnapshot = new Map();
@@ -227,7 +232,17 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
         }
       }
       if (marked) continue;
-      const line = resolveRawFrameLine(raw, snapshot, modules);
+      let line = resolveRawFrameLine(raw, snapshot, modules);
+      if (checkStreamArgs(line, cards) === 'mismatch') {
+        // The structure offsets do not fit this kernel: never report a wrong stream.
+        line = stripStreamArgs(line);
+        if (!argsMismatchWarned) {
+          argsMismatchWarned = true;
+          warnings.push(
+            'the stream fetch args did not match /proc/asound/cards (structure offsets differ on this kernel); events are reported without their stream',
+          );
+        }
+      }
       if (line !== raw) resolvedFrames++;
       queue.push({ text: line, readNs });
     }
@@ -309,14 +324,29 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
     );
     journal = j;
     process.once('exit', onExit);
-    const definition = kprobeDefinition(point);
     // 1. the probe (journal first: a kill -9 between the two lines leaves a removal that is harmless).
+    // With fetch args naming the stream when the kernel takes them, else the plain probe.
     j.record(p.kprobeEvents, kprobeRemoval(), 'append');
+    let definition = kprobeDefinition(point, true, process.arch);
     try {
-      io.append!(p.kprobeEvents, `${definition}\n`);
+      try {
+        io.append!(p.kprobeEvents, `${definition}\n`);
+      } catch (err) {
+        if (causeErrno(err) !== 'EINVAL' && causeErrno(err) !== 'E2BIG') throw err;
+        warnings.push(
+          `the kernel refused the stream fetch args (${causeErrno(err)}); XRUN stacks are captured without naming the stream`,
+        );
+        definition = kprobeDefinition(point, false, process.arch);
+        io.append!(p.kprobeEvents, `${definition}\n`);
+      }
     } catch (err) {
       j.forget([p.kprobeEvents]);
       throw fail(p.kprobeEvents, err);
+    }
+    try {
+      cards = parseAsoundCards(readFileSync(join(procRoot, 'asound', 'cards'), 'utf8'));
+    } catch {
+      cards = new Map();
     }
     // 2. the instance (its buffer, options and event files vanish with it).
     j.record(p.instance, '', 'rmdir');

@@ -64,6 +64,14 @@ test('definitions, removal and triggers are the measured tracefs lines', () => {
   assert.equal(kprobeDefinition(stop!), 'p:xrunhunt/xrun snd_pcm_stop state=%si:s32');
   assert.equal(stacktraceTrigger(stop!), 'stacktrace if state==4');
   assert.equal(kprobeRemoval(), '-:xrunhunt/xrun');
+  assert.equal(
+    kprobeDefinition(xrun!, true),
+    'p:xrunhunt/xrun __snd_pcm_xrun card=+0(+0(+0(%di))):s32 dev=+24(+0(%di)):s32 sub=+24(%di):s32 stream=+60(%di):s32 cardid=+4(+0(+0(%di))):string',
+  );
+  assert.equal(
+    kprobeDefinition(stop!, true, 'arm64'),
+    'p:xrunhunt/xrun snd_pcm_stop state=$arg2:s32 card=+0(+0(+0($arg1))):s32 dev=+24(+0($arg1)):s32 sub=+24($arg1):s32 stream=+60($arg1):s32 cardid=+4(+0(+0($arg1))):string',
+  );
 });
 
 test('kprobes/list: armed, disabled, gone, absent', () => {

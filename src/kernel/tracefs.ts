@@ -44,10 +44,56 @@ export const XRUN_PROBE_POINTS: readonly XrunProbePoint[] = [
   },
 ];
 
+/**
+ * Fetch args naming the stream from the first argument (struct snd_pcm_substream *): card number
+ * (substream->pcm->card->number), device (pcm->device at 24), substream number (24), direction
+ * (stream at 60) and the card id string (card->id at 4) used to check the offsets at run time.
+ * Measured on 6.1 x86_64 (platform-facts §5b); these leading fields have kept their layout
+ * for many releases, and the card id check catches a kernel where they moved.
+ */
+export const STREAM_FETCH_ARGS =
+  'card=+0(+0(+0(%di))):s32 dev=+24(+0(%di)):s32 sub=+24(%di):s32 stream=+60(%di):s32 cardid=+4(+0(+0(%di))):string';
+
 // Builds the line appended to kprobe_events (always appended: `>` deletes every probe).
-export function kprobeDefinition(point: XrunProbePoint): string {
-  const args = point.fetchArgs ? ` ${point.fetchArgs}` : '';
+// Registers are x86_64's; elsewhere the portable $argN names are used.
+export function kprobeDefinition(point: XrunProbePoint, streamArgs = false, arch = 'x64'): string {
+  const parts = [point.fetchArgs, streamArgs ? STREAM_FETCH_ARGS : ''].filter((a) => a !== '');
+  let args = parts.length ? ` ${parts.join(' ')}` : '';
+  if (arch !== 'x64') args = args.replaceAll('%di', '$arg1').replaceAll('%si', '$arg2');
   return `p:${KPROBE_GROUP}/${KPROBE_EVENT} ${point.symbol}${args}`;
+}
+
+/** Card number → id from /proc/asound/cards (` 0 [Dummy          ]: Dummy - Dummy`). */
+export function parseAsoundCards(text: string): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const line of text.split('\n')) {
+    const m = /^\s*(\d+) \[(\S+)\s*\]:/.exec(line);
+    if (m) out.set(Number(m[1]), m[2]!);
+  }
+  return out;
+}
+
+const STREAM_ARGS_RE = / card=(-?\d+) dev=(-?\d+) sub=(-?\d+) stream=(-?\d+) cardid="([^"]*)"/;
+
+/**
+ * Checks the stream fetch args of a probe hit against the real cards: 'ok' when card N has the
+ * id the probe read, 'mismatch' when the offsets are wrong for this kernel, 'none' without args.
+ */
+export function checkStreamArgs(
+  line: string,
+  cards: ReadonlyMap<number, string>,
+): 'ok' | 'mismatch' | 'none' {
+  const m = STREAM_ARGS_RE.exec(line);
+  if (!m) return 'none';
+  const card = Number(m[1]);
+  const stream = Number(m[4]);
+  const ok = cards.get(card) === m[5] && (stream === 0 || stream === 1) && Number(m[2]) >= 0;
+  return ok ? 'ok' : 'mismatch';
+}
+
+// Drops the stream fetch args from a probe hit (when the check says they cannot be trusted).
+export function stripStreamArgs(line: string): string {
+  return line.replace(STREAM_ARGS_RE, '');
 }
 
 // The line that removes the probe again (teardown and the crash journal).
