@@ -219,11 +219,11 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
         return;
       }
     }
+    if (!r) return;
     if (isForeignHeader(body)) {
-      close(key);
+      close(rkey);
       return;
     }
-    if (!r) return;
     const sl = classifyStackLine(body);
     switch (sl.kind) {
       case 'frames':
