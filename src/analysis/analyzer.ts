@@ -187,7 +187,15 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     if (ft) {
       // trace_pipe lines carry their time in the ftrace column, not in a printk prefix.
       if (ft.kind === 'xrun')
-        openRecord('ftrace', 'xrun', ft.pcm, { ...ll, time: ll.time ?? ft.time }, body, false, true);
+        openRecord(
+          'ftrace',
+          'xrun',
+          ft.pcm,
+          { ...ll, time: ll.time ?? ft.time },
+          body,
+          false,
+          true,
+        );
       else if (ft.kind === 'other') close('ftrace');
       return;
     }
