@@ -234,7 +234,8 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     }
     if (v.json) writeJson(io.stdout, report);
     else if (v.markdown) io.stdout.write(renderReportMarkdown(report));
-    else if (!v.tui || !io.stdoutIsTTY) io.stdout.write(renderReportText(report));
+    // After the dashboard too: its last frame stays above, the report adds the bundle's path.
+    else io.stdout.write(renderReportText(report));
     return exitCode;
   },
 });
