@@ -1,0 +1,177 @@
+// Stock kernels, proven in the lab's `stock` profile (a kernel built like a distribution one:
+// no SND_DEBUG, no xrun_debug, kprobes on): doctor names the kprobe backend, a session under
+// IO load captures XRUN stacks through the kprobe and ranks kernel offenders, the probe and
+// its tracing instance are gone afterwards — also after a kill -9, at the next start — and with
+// the test_lockup injection the injected function is ranked first.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { execInLab, labSkip } from '../helpers/lab.js';
+import { repoRoot } from '../helpers/cli.js';
+
+const tsx = import.meta.resolve('tsx');
+const X = `${process.execPath} --import ${tsx} ${repoRoot}src/cli/main.ts`;
+const T = '/sys/kernel/tracing';
+const DEVICE = 'hw:CARD=Dummy,DEV=0';
+
+/** Splits `== name` sections of a lab script's stdout. */
+function sections(stdout: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of stdout.split(/^== /m).slice(1)) {
+    const nl = part.indexOf('\n');
+    out.set(part.slice(0, nl).trim(), part.slice(nl + 1));
+  }
+  return out;
+}
+
+interface Report {
+  kernelCapture: { source: string; lostMessages: number };
+  events: {
+    kind: string;
+    pcm: string | null;
+    offender: { class: string; module: string | null };
+  }[];
+  offenders: { function: string | null; module: string | null; count: number }[];
+  classShares: Record<string, number>;
+  xruns: unknown[];
+  correlation: { matched: number };
+  warnings: string[];
+  limitations: string[];
+}
+
+const json = (text: string): Report => JSON.parse(text.replace(/\nrc=\d+\s*$/, '')) as Report;
+
+test(
+  'stock lab kernel: no xrun_debug, doctor names kprobe, a session under IO load ranks kernel offenders from kprobe stacks, nothing is left behind (kill -9 included)',
+  { skip: labSkip('stock'), timeout: 900_000 },
+  async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')), 'results');
+    const script = [
+      `echo "== files"; ls /proc/asound/card0/pcm0p/; ls ${T}/events | grep -c '^snd_pcm$'; true`,
+      `echo "== doctor"; ${X} doctor --json; echo "rc=$?"`,
+      `echo "== session"; ${X} session --device ${DEVICE} --period 64 --periods 2 --phases idle:3s,write:12s --out s1 --json; echo "rc=$?"`,
+      `echo "== after"; cat ${T}/kprobe_events; ls ${T}/instances; echo end`,
+      // kill -9 while the probe is installed; the next start must remove it first.
+      `${X} session --device ${DEVICE} --period 64 --periods 2 --phases idle:60s --capture kprobe >/dev/null 2>&1 & S=$!`,
+      `for i in $(seq 1 60); do grep -q xrunhunt/xrun ${T}/kprobe_events && break; sleep 0.5; done; sleep 1`,
+      `kill -9 $S; wait $S 2>/dev/null`,
+      `echo "== killed"; cat ${T}/kprobe_events; ls ${T}/instances; cat ${T}/instances/xrunhunt/events/xrunhunt/xrun/enable 2>/dev/null; echo end`,
+      `echo "== next"; ${X} session --device ${DEVICE} --phases idle:1s --capture none --json >/dev/null 2>next.err; echo "rc=$?"; cat next.err`,
+      `echo "== restored"; cat ${T}/kprobe_events; ls ${T}/instances; echo end`,
+    ].join('\n');
+    try {
+      const r = await execInLab(script, {
+        labOptions: ['--profile', 'stock', '--out', out, '--timeout', '12m'],
+        timeoutMs: 840_000,
+      });
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      const s = sections(r.stdout);
+      assert.ok(s.has('restored'), `${r.stdout}\n${r.stderr}`);
+
+      // Built like a distribution kernel: no xrun_debug, no xrun_injection, no snd_pcm events.
+      const files = s.get('files')!;
+      assert.doesNotMatch(files, /xrun_debug/);
+      assert.match(files, /^0$/m, 'no events/snd_pcm');
+
+      const doctor = JSON.parse(s.get('doctor')!.replace(/\nrc=\d+\s*$/, '')) as {
+        capture: { backend: string; usable: boolean; offered: string[] };
+        checks: { id: string; status: string; summary: string }[];
+      };
+      assert.equal(doctor.capture.backend, 'kprobe');
+      assert.equal(doctor.capture.usable, true);
+      assert.deepEqual(doctor.capture.offered, ['kprobe']);
+      const xd = doctor.checks.find((c) => c.id === 'xrun_debug');
+      assert.ok(xd && xd.status !== 'ok', JSON.stringify(xd));
+
+      const report = json(s.get('session')!);
+      process.stderr.write(
+        `lab stock session 64/2 idle:3s,write:12s: ${report.xruns.length} userspace xruns, ${report.events.length} kprobe events, classes ${JSON.stringify(report.classShares)}, matched ${report.correlation.matched}; top: ${report.offenders
+          .slice(0, 3)
+          .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
+          .join(', ')}\n`,
+      );
+      assert.equal(report.kernelCapture.source, 'trace_pipe');
+      const xruns = report.events.filter((e) => e.kind === 'xrun');
+      assert.ok(xruns.length >= 10, `expected at least 10 kprobe XRUN stacks, got ${xruns.length}`);
+      assert.ok(
+        xruns.some((e) => e.offender.class === 'kernel'),
+        'some stacks interrupted kernel code',
+      );
+      assert.ok(report.offenders.length > 0, 'kernel offenders ranked');
+      assert.ok(
+        xruns.every((e) => e.pcm === 'pcmC0D0p/sub0'),
+        `the fetch args name the stream: ${[...new Set(xruns.map((e) => e.pcm))].join(', ')}`,
+      );
+      assert.ok(report.correlation.matched > 0, 'userspace xruns matched to kprobe events');
+      assert.ok(
+        !report.limitations.some((l) => l.startsWith('No kernel XRUN dumps')),
+        report.limitations.join('\n'),
+      );
+      const bundle = JSON.parse(
+        gunzipSync(readFileSync(join(out, 's1', 'bundle.json.gz'))).toString(),
+      ) as {
+        params: { captureBackend: string };
+      };
+      assert.equal(bundle.params.captureBackend, 'kprobe');
+      const log = readFileSync(join(out, 's1', 'kernel.log'), 'utf8');
+      assert.match(log, /xrun: \(__snd_pcm_xrun\+0x0\//);
+      assert.match(log, /^ => asm_sysvec_apic_timer_interrupt\+/m);
+
+      // Restored after a normal end …
+      assert.doesNotMatch(s.get('after')!, /xrunhunt/);
+      // … still installed right after a kill -9 …
+      assert.match(s.get('killed')!, /p:xrunhunt\/xrun __snd_pcm_xrun/);
+      // … and removed by the next start, which says so.
+      assert.match(s.get('next')!, /killed xrunhunt run .* restoring/);
+      assert.doesNotMatch(s.get('restored')!, /xrunhunt/);
+    } finally {
+      rmSync(join(out, '..'), { recursive: true, force: true });
+    }
+  },
+);
+
+test(
+  'stock lab kernel, --inject lockup:10:irq: the kprobe stacks rank a test_lockup function first',
+  { skip: labSkip('stock'), timeout: 600_000 },
+  async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')), 'results');
+    const script = `${X} session --device ${DEVICE} --period 256 --periods 2 --phases idle:20s --out s --json > s.json; echo "rc=$?"`;
+    try {
+      const r = await execInLab(script, {
+        labOptions: [
+          '--profile',
+          'stock',
+          '--inject',
+          'lockup:10:irq',
+          '--out',
+          out,
+          '--timeout',
+          '8m',
+        ],
+        timeoutMs: 540_000,
+      });
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      const report = JSON.parse(readFileSync(join(out, 's.json'), 'utf8')) as Report;
+      const xruns = report.events.filter((e) => e.kind === 'xrun');
+      const named = xruns.filter((e) => e.offender.module === 'test_lockup').length;
+      process.stderr.write(
+        `lab stock ground truth lockup:10:irq 256/512: ${named} of ${xruns.length} kprobe stacks name test_lockup; top: ${report.offenders
+          .slice(0, 3)
+          .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
+          .join(', ')}\n`,
+      );
+      assert.equal(report.kernelCapture.source, 'trace_pipe');
+      assert.ok(xruns.length >= 10, `expected at least 10 kprobe XRUN stacks, got ${xruns.length}`);
+      const top = report.offenders[0];
+      assert.ok(top, 'a ranked offender');
+      assert.equal(top.module, 'test_lockup', `top offender ${top.function} [${top.module}]`);
+      assert.match(top.function ?? '', /^test_/);
+      assert.ok(named / xruns.length >= 0.5, `only ${named} of ${xruns.length} name test_lockup`);
+    } finally {
+      rmSync(join(out, '..'), { recursive: true, force: true });
+    }
+  },
+);
