@@ -98,3 +98,14 @@ test('vendor caller prefix and dmesg -H single-digit day', () => {
   assert.equal(m.body, 'XRUN: pcmC0D0p:0');
   assert.equal(parseLogLine('[May 1 08:02] usb 1-1: new device').body, 'usb 1-1: new device');
 });
+
+test('journalctl in CJK locales (month written with digits)', () => {
+  const z = parseLogLine('11月 29 18:02:13 labvm kernel: XRUN: pcmC0D0p:0');
+  assert.equal(z.transport, 'syslog');
+  assert.equal(z.body, 'XRUN: pcmC0D0p:0');
+  assert.equal(
+    parseLogLine('11월 29 18:02:13 labvm kernel:  dump_stack+0x1/0x2').body,
+    ' dump_stack+0x1/0x2',
+  );
+  assert.equal(parseLogLine('9ms non-preemptible critical section violated').transport, 'none');
+});

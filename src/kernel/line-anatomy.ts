@@ -27,9 +27,9 @@ export interface LogLine {
 }
 
 const QUOTE_RE = /^(?:[ \t]{0,2}>[ \t]?)+/;
-// Month names are locale dependent and may be non-ASCII (`ápr`, `dub`, `Mär`, `juil.`).
+// Month names are locale dependent and may be non-ASCII (`ápr`, `dub`, `Mär`, `juil.`, `11月`).
 const SYSLOG_RE =
-  /^\p{L}[\p{L}.]{1,8} {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)? (\S+) ([^\s:[]+)(?:\[\d+\])?:(?: |$)/u;
+  /^(?:\p{L}[\p{L}.]{1,8}|\d{1,2}\p{L}{1,2}) {1,2}\d{1,2} \d\d:\d\d:\d\d(?:\.\d+)? (\S+) ([^\s:[]+)(?:\[\d+\])?:(?: |$)/u;
 const SYSLOG_ISO_RE =
   /^\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (\S+) ([^\s:[]+)(?:\[\d+\])?:(?: |$)/;
 const JOURNAL_MONO_RE = /^\[\s*(\d+\.\d+)\] (?:(\S+) )?kernel:(?: |$)/;
@@ -89,7 +89,14 @@ export function parseLogLine(raw: string, afterKmsg = false): LogLine {
       line.body = s.slice(k[0].length);
       return line;
     }
-    const iso = SYSLOG_ISO_RE.exec(s);
+    const cjk = SYSLOG_RE.exec(s);
+    if (cjk) {
+      line.transport = 'syslog';
+      line.host = cjk[1];
+      if (cjk[2] !== 'kernel') line.foreign = true;
+      s = s.slice(cjk[0].length);
+    }
+    const iso = cjk ? null : SYSLOG_ISO_RE.exec(s);
     if (iso) {
       line.transport = 'syslog';
       line.host = iso[1];
