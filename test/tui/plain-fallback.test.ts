@@ -59,3 +59,28 @@ test('session --tui into a pipe prints plain event lines, then the report', asyn
   // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(r.stdout, /\x1b/);
 });
+
+test('session --tui --json keeps stdout one JSON document (the event lines go to stderr)', async () => {
+  const r = await runCli(
+    [
+      'session',
+      '--tui',
+      '--json',
+      '--device',
+      'null',
+      '--phases',
+      'idle:1s',
+      '--out',
+      join(dir, 'out2'),
+    ],
+    { env: { XDG_STATE_HOME: join(dir, 'state') }, timeoutMs: 60_000 },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  const report = JSON.parse(r.stdout) as { phases: { name: string }[] };
+  assert.deepEqual(
+    report.phases.map((p) => p.name),
+    ['idle'],
+  );
+  assert.match(r.stderr, /^\[0:00\] session on null/m);
+  assert.match(r.stderr, /session ended \(exit 0\)/);
+});

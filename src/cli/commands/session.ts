@@ -220,11 +220,12 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     }
     if (v.tui) {
       const { runDashboard } = await import('../../tui/run-dashboard.js');
+      // With --json the dashboard draws on stderr, so stdout stays one JSON document.
       await runDashboard(handle, {
-        stdout: io.stdout,
+        stdout: v.json ? io.stderr : io.stdout,
         stdin: io.stdin,
         stderr: io.stderr,
-        stdoutIsTTY: io.stdoutIsTTY,
+        stdoutIsTTY: v.json ? io.stderrIsTTY : io.stdoutIsTTY,
       });
     }
     const { report, exitCode } = await handle.outcome;
