@@ -1,0 +1,239 @@
+// `xrunhunt watch`: diagnose the dropouts of the audio the user is already playing. Finds
+// the running PCM streams and their owners, turns on the kernel's XRUN reporting for them
+// (restored at the end, on Ctrl-C and after a kill -9), ranks what the kernel was doing at
+// each underrun with the load at that moment, and writes a session-compatible bundle.
+import { readFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
+import { basename, dirname, join, resolve } from 'node:path';
+import { defineCommand } from '../command.js';
+import { writeNdjson } from '../output.js';
+import { UsageError } from '../../errors.js';
+import { parseDuration, parseInteger } from '../../units.js';
+import { defaultJournalDir, discoverAsound } from '../../proc/index.js';
+import { machineId } from '../../bundle/index.js';
+import { defaultOutDir } from '../../session/session-options.js';
+import { defaultSessionDeps } from '../../session/default-deps.js';
+import { usableJournalDir } from '../../session/journal-dir.js';
+import { createLoadSampler } from '../../watch/load-sampler.js';
+import { findWatchTargets, startWatch } from '../../watch/run-watch.js';
+import type { WatchDeps } from '../../watch/run-watch.js';
+import { renderWatchText } from '../../watch/watch-report.js';
+import { streamLabel } from '../../watch/running-streams.js';
+
+/** The package version (not imported from main.js: that would be a module cycle). */
+function toolVersion(): string {
+  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
+}
+
+/** The production dependencies of a watch. */
+function defaultWatchDeps(): WatchDeps {
+  const session = defaultSessionDeps();
+  return {
+    now: () => process.hrtime.bigint(),
+    discover: (procRoot) => discoverAsound(procRoot),
+    read: (path) => {
+      try {
+        return readFileSync(path, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+    selectCapture: session.selectCapture,
+    loadSampler: (procRoot) => createLoadSampler(procRoot),
+  };
+}
+
+export default defineCommand({
+  name: 'watch',
+  summary: 'diagnose the dropouts of audio already playing (PipeWire, JACK, a DAW): passive',
+  usage:
+    'watch [--pcm pcmC0D0p ...] [--duration DURATION] [--until-xruns N] [--out DIR] [--json | --tui]',
+  description: `
+Watches the PCM streams that are playing right now - whoever plays them: PipeWire,
+PulseAudio, jackd, a DAW, aplay - without playing or loading anything itself. It names
+each stream's owner (from owner_pid in /proc/asound/card*/pcm*/sub*/status), reads the
+period and buffer it runs with (hw_params), turns on xrun_debug for those PCMs (or uses
+the kprobe backend where the kernel has no xrun_debug), follows the kernel log, and for
+each XRUN prints the stream, the interrupted kernel code and the load at that moment
+(load average, /proc/pressure, the busiest processes). A ranking of offenders, owners and
+idle/user/kernel shares is printed every 10 s and at the end.
+
+Some owners keep the kernel from ever stopping their stream (stop_threshold above the
+buffer, silence filling: dmix, some sound-server modes): their underruns are played as
+silence and the kernel reports nothing. watch reads each stream's sw_params and says so,
+and counts the underruns the stream's own counters show (avail_max in status, read every
+250 ms: a lower bound).
+
+Stops on Ctrl-C, --duration or --until-xruns; restores xrun_debug; writes the same bundle
+folder as "xrunhunt session" (kind "watch"), which analyze, compare and aggregate read.
+
+Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
+  examples: [
+    'sudo xrunhunt watch',
+    'sudo xrunhunt watch --pcm pcmC0D0p --until-xruns 20',
+    'sudo xrunhunt watch --duration 10m --out /tmp/watch1 --json > watch.ndjson',
+    'sudo xrunhunt watch --tui',
+  ],
+  options: {
+    pcm: {
+      type: 'string',
+      multiple: true,
+      valueName: 'NAME',
+      description:
+        'watch only this kernel PCM (pcmC0D0p; repeat for more; default: every running one)',
+    },
+    duration: {
+      type: 'string',
+      valueName: 'DURATION',
+      description: 'stop after DURATION (30s, 10m, 1h; default: until Ctrl-C)',
+    },
+    'until-xruns': {
+      type: 'string',
+      valueName: 'N',
+      description: 'stop once N kernel XRUNs were seen on the watched streams',
+    },
+    out: {
+      type: 'string',
+      valueName: 'DIR',
+      description: 'bundle folder (default: ./xrunhunt-watch-<date>-<time>/)',
+    },
+    mask: {
+      type: 'string',
+      valueName: 'MASK',
+      default: '3',
+      description: 'xrun_debug mask to set (1 header, 2 stack dump, 3 both; 0 = leave it alone)',
+    },
+    capture: {
+      type: 'string',
+      valueName: 'HOW',
+      default: 'auto',
+      description: 'kernel capture: auto, xrun_debug (kernel log), kprobe, or none',
+    },
+    'rank-every': {
+      type: 'string',
+      valueName: 'DURATION',
+      default: '10s',
+      description: 'print the live ranking every DURATION (human output)',
+    },
+    'no-scrub': {
+      type: 'boolean',
+      description: 'keep hostname, user name and home paths in the bundle (default: scrubbed)',
+    },
+    json: {
+      type: 'boolean',
+      description: 'NDJSON on stdout: every event as it happens, the report as the last line',
+    },
+    tui: { type: 'boolean', description: 'show the live dashboard while watching' },
+    'proc-root': {
+      type: 'string',
+      valueName: 'DIR',
+      default: '/proc',
+      description: 'read /proc files from DIR (a copied tree, tests)',
+    },
+    'sys-root': {
+      type: 'string',
+      valueName: 'DIR',
+      default: '/sys',
+      description: 'read /sys files from DIR (tests)',
+    },
+    'boot-root': {
+      type: 'string',
+      valueName: 'DIR',
+      default: '/boot',
+      description: 'look for config-<release> in DIR instead of /boot',
+    },
+  },
+  async run(ctx) {
+    const v = ctx.values;
+    const { io } = ctx;
+    const pcms = v.pcm ?? [];
+    for (const p of pcms) {
+      if (!/^pcmC\d+D\d+[pc]$/.test(p))
+        throw new UsageError(
+          `invalid --pcm "${p}": expected a kernel PCM name like pcmC0D0p (see "xrunhunt debug status")`,
+        );
+    }
+    const durationMs = v.duration === undefined ? null : parseDuration(v.duration, '--duration');
+    if (durationMs !== null && durationMs <= 0)
+      throw new UsageError(`invalid --duration "${v.duration}": expected more than 0`);
+    const untilXruns =
+      v['until-xruns'] === undefined ? null : parseInteger(v['until-xruns'], '--until-xruns', 1);
+    const mask = parseInteger(v.mask, '--mask', 0, 0xffff);
+    const rankEveryMs = parseDuration(v['rank-every'], '--rank-every');
+    if (rankEveryMs < 1000)
+      throw new UsageError(`invalid --rank-every "${v['rank-every']}": expected 1s or more`);
+    if (
+      !['auto', 'xrun_debug', 'kmsg', 'journalctl', 'dmesg', 'kprobe', 'none'].includes(v.capture)
+    )
+      throw new UsageError(
+        `invalid --capture "${v.capture}": expected auto, xrun_debug, kprobe or none (or a log source: kmsg, journalctl, dmesg)`,
+      );
+    if (v.json && v.tui) throw new UsageError('--json and --tui cannot be combined: choose one');
+    const roots = { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] };
+    const deps = defaultWatchDeps();
+
+    // Nothing is changed before we know there is something to watch.
+    const targets = findWatchTargets({ pcms, roots }, deps);
+
+    const def = defaultOutDir(io.cwd, new Date());
+    const outDir = resolve(
+      io.cwd,
+      v.out ?? join(dirname(def), basename(def).replace(/^xrunhunt-/, 'xrunhunt-watch-')),
+    );
+    const uid = process.getuid?.() ?? 1000;
+    const journal = usableJournalDir(
+      defaultJournalDir(io.env, uid, io.env['HOME'] || homedir()),
+      uid,
+      tmpdir(),
+    );
+    if (journal.fallbackReason) io.stderr.write(`xrunhunt: note: ${journal.fallbackReason}\n`);
+    const human = !v.json && !v.tui;
+    const handle = startWatch(
+      {
+        pcms,
+        durationMs,
+        untilXruns,
+        mask,
+        capture: v.capture,
+        roots,
+        journalDir: journal.dir,
+        outDir,
+        toolVersion: toolVersion(),
+        machineId: () => machineId(io.env),
+        scrub: !v['no-scrub'],
+        stderr: io.stderr,
+        stdin: io.stdin,
+        interactive: io.stderrIsTTY && (io.stdin as { isTTY?: boolean }).isTTY === true,
+        progress: !v.json && !v.tui,
+        humanOut: human ? (text) => io.stdout.write(text) : null,
+        rankEveryMs,
+      },
+      targets,
+      ctx.signal,
+      deps,
+    );
+    if (human) {
+      io.stderr.write(
+        `xrunhunt: watching ${targets.streams.map((s) => streamLabel(s)).join(', ')}; events: ${outDir}/events.ndjson (Ctrl-C stops and reports)\n`,
+      );
+    }
+    if (v.json) {
+      handle.onEvent((e) => {
+        if (e.type !== 'report') writeNdjson(io.stdout, e);
+      });
+    }
+    if (v.tui) {
+      const { runDashboard } = await import('../../tui/run-dashboard.js');
+      await runDashboard(handle, {
+        stdout: io.stdout,
+        stdin: io.stdin,
+        stderr: io.stderr,
+        stdoutIsTTY: io.stdoutIsTTY,
+      });
+    }
+    const { report, summary, exitCode } = await handle.outcome;
+    if (human || (v.tui && !io.stdoutIsTTY)) io.stdout.write(renderWatchText(report, summary));
+    return exitCode;
+  },
+});
