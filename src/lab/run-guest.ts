@@ -142,6 +142,7 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
   let bootMs: number | null = null;
   let timedOut = false;
   let interrupted = false;
+  let qemuPid: number | null = null;
   try {
     if (scratch) await makeScratchImage(scratch, opts.scratchBytes, opts.signal);
     const args = qemuArgs({
@@ -165,6 +166,7 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
     try {
       await new Promise<void>((resolveRun, rejectRun) => {
         const child = spawn(qemu, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+        qemuPid = child.pid ?? null;
         let partial = '';
         const onConsole = (d: Buffer) => {
           const text = partial + d.toString().replace(/\r/g, '');
@@ -238,6 +240,9 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
           exitCode: Number.isNaN(exitCode) ? null : exitCode,
           timedOut,
           interrupted,
+          // For callers (and tests) checking that nothing was left running or lying around.
+          qemuPid,
+          workDir: work,
           bootMs,
           totalMs,
         },
