@@ -23,6 +23,16 @@ function role(rules: RuleSet, name: RuleListName, f: Frame): boolean {
   return list.matchFunction(f.function) || list.matchModule(f.module);
 }
 
+/**
+ * An IRQ-entry frame that marks the boundary. `?` frames are stale words on the stack, not
+ * callers: a `? common_interrupt` left over from an earlier interrupt inside a process-context
+ * detection (the player's own write ioctl) must not turn the frames below it into an
+ * "interrupted context".
+ */
+function isBoundaryEntry(rules: RuleSet, f: Frame): boolean {
+  return f.reliable && role(rules, 'irq-entry', f);
+}
+
 function isStrip(rules: RuleSet, f: Frame): boolean {
   return role(rules, 'printer', f) || role(rules, 'probe', f);
 }
@@ -111,7 +121,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       continue;
     frames.push({ ...it.frame });
     marked.push(ctx);
-    atBoundary = role(rules, 'irq-entry', it.frame);
+    atBoundary = isBoundaryEntry(rules, it.frame);
     if (atBoundary) seenIrq = true;
   }
   // Drop printer frames anywhere (they are only ever at the top).
@@ -188,7 +198,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   } else {
     let lastEntry = -1;
     kept.forEach((f, i) => {
-      if (role(rules, 'irq-entry', f)) lastEntry = i;
+      if (isBoundaryEntry(rules, f)) lastEntry = i;
     });
     const b = Math.max(lastEntry + 1, newMarkerBoundary);
     if (lastEntry >= 0 || newMarkerBoundary >= 0) {
