@@ -63,8 +63,8 @@ export function describeMismatch(m: ConfigMismatch): string {
   return `${m.name} (wanted ${wanted}, found ${found})`;
 }
 
-// Options the lab cannot work without at all (the rest of a fragment only improves results):
-// a user kernel missing these cannot boot the lab or cannot show XRUN stacks.
+// Options the lab cannot work without when the profile asks for them (the rest of a fragment
+// only improves results): a user kernel missing these cannot boot the lab or show XRUN stacks.
 export const ESSENTIAL_LAB_OPTIONS: readonly string[] = [
   'CONFIG_NET_9P_VIRTIO',
   'CONFIG_9P_FS',

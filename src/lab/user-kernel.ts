@@ -86,7 +86,9 @@ export async function checkUserKernel(
     configSource,
     kernelRelease: null,
     mismatches,
-    essentialMissing: mismatches.filter((m) => ESSENTIAL_LAB_OPTIONS.includes(m.name)),
+    essentialMissing: mismatches.filter(
+      (m) => m.wanted !== null && ESSENTIAL_LAB_OPTIONS.includes(m.name),
+    ),
   };
 }
 
