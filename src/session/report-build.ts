@@ -259,7 +259,7 @@ export function concludeSession(
   if (top && kernelEvents > 0) {
     const phases = Object.entries(top.phases).sort((a, b) => b[1] - a[1]);
     conclusion.push(
-      `Top offender: \`${offenderName(top)}\` in ${pct(top.share)} of the kernel-code XRUN dumps (${top.count} of ${kernelEvents})` +
+      `Top offender: \`${offenderName(top)}\` in ${pct(top.count / kernelEvents)} of the dumps that interrupted kernel code (${top.count} of ${kernelEvents}; ${pct(top.share)} of all ${r.events.length} kernel events)` +
         (phases[0] ? `, mostly under \`${phases[0][0]}\`` : '') +
         ': it was running with interrupts (or preemption) held off when the period interrupt came late.',
     );

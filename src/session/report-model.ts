@@ -39,7 +39,7 @@ export interface ReportOffender {
   module: string | null;
   signature: string;
   count: number;
-  /** count / all kernel-class events, 0..1. */
+  /** count / all kernel events of the session (as `analyze` ranks), 0..1. */
   share: number;
   /** Phases it was seen in, with counts. */
   phases: Record<string, number>;
