@@ -41,7 +41,12 @@ function FleetApp({
   const size = useTerminalSize();
   const { exit } = useApp();
   const { isRawModeSupported } = useStdin();
-  useEffect(() => feed.subscribe(() => setSnap(feed.snapshot)), [feed]);
+  useEffect(() => {
+    const off = feed.subscribe(() => setSnap(feed.snapshot));
+    // An update that came before this subscription (the first ranking) is picked up here.
+    setSnap(feed.snapshot);
+    return off;
+  }, [feed]);
   useInput(
     (input, key) => {
       if (input === 'q' || input === 'Q' || (key.ctrl && input === 'c')) {
