@@ -316,7 +316,10 @@ export function concludeSession(
     );
   }
   if (r.events.length === 0 && r.limitations.length > 0) {
-    conclusion.push(`No kernel XRUN dumps were captured. ${r.limitations[0]}`);
+    const first = r.limitations[0]!;
+    conclusion.push(
+      first.startsWith('No kernel') ? first : `No kernel XRUN dumps were captured. ${first}`,
+    );
   }
   return { conclusion, suggestions };
 }

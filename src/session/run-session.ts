@@ -799,6 +799,11 @@ async function runSession(
       report.files.bundle = null;
     }
   }
+  if (userSignal.aborted || stopReason) {
+    report.conclusion.unshift(
+      `Stopped early (${userSignal.aborted ? 'interrupted' : stopReason}) after ${Math.round(durationMs / 1000)} s; the report covers the time until then.`,
+    );
+  }
   emit({ type: 'report', timeMs: elapsed(), report });
   emit({ type: 'session-end', timeMs: elapsed(), exitCode: report.exitCode });
   log?.close();
