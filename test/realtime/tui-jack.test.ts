@@ -155,8 +155,14 @@ test(
     while (!existsSync(exitFile) && Date.now() < deadline) await sleep(200);
     assert.ok(existsSync(exitFile), `the session exited after q; screen:\n${screen()}`);
     assert.equal(readFileSync(exitFile, 'utf8').trim(), '2', 'exit 2: xruns were found');
-    // With the scrollback: tmux's "Pane is dead" line may have scrolled the header up by one.
-    assert.match(tmux('capture-pane', '-p', '-S', '-10', '-t', 'tui'), /xrunhunt ended/);
+    // The dashboard's last frame, then the text report below it (in the scrollback).
+    const all = tmux('capture-pane', '-p', '-J', '-S', '-', '-t', 'tui');
+    assert.match(all, /xrunhunt ended/);
+    assert.match(all, /bundle folder: /);
+    assert.ok(
+      all.indexOf('xrunhunt ended') < all.lastIndexOf('bundle folder: '),
+      'report below the frame',
+    );
 
     // Nothing the session started outlives it (load workers, the CLI, any helper).
     await sleep(500);
