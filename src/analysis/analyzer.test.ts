@@ -361,3 +361,32 @@ test('softirq run at local_bh_enable inside a syscall: the bottom RIP: 0033 is n
   assert.equal(e.offender.class, 'kernel');
   assert.equal(e.offender.signature, '__local_bh_enable_ip | tcp_sendmsg');
 });
+
+test('a busy-wait delay names its caller (test_lockup cooldown: RIP delay_tsc ← test_lockup)', () => {
+  const r = analyzeText(
+    dump('delay_tsc+0x3a/0xa0', [
+      'test_lockup+0xae/0x3f0 [test_lockup]',
+      '? test_lockup_init+0x4cb/0x1000 [test_lockup]',
+      'do_one_initcall+0x56/0x220',
+    ]).join('\n'),
+  );
+  assert.equal(r.events.length, 1);
+  assert.deepEqual(
+    { ...r.events[0]!.offender, reason: undefined },
+    {
+      class: 'kernel',
+      function: 'test_lockup',
+      module: 'test_lockup',
+      signature: 'delay_tsc | test_lockup',
+      reason: undefined,
+    },
+  );
+});
+
+test('signatures name functions only, so a module and a built-in build group together', () => {
+  const asModule = analyzeText(dump('test_unlock+0x5d/0x250 [test_lockup]', []).join('\n'));
+  const builtIn = analyzeText(dump('test_unlock+0x5d/0x250', []).join('\n'));
+  assert.equal(asModule.events[0]!.offender.signature, 'test_unlock');
+  assert.equal(builtIn.events[0]!.offender.signature, 'test_unlock');
+  assert.equal(asModule.events[0]!.offender.module, 'test_lockup');
+});

@@ -42,8 +42,12 @@ function pointsPastEnd(f: Frame): boolean {
   return f.offset !== undefined && f.size !== undefined && f.offset === f.size;
 }
 
+/**
+ * A signature names functions only: the same driver is a module in one kernel build and
+ * built in on another, and both must group together. The module stays on the offender.
+ */
 function sigName(f: Frame): string {
-  return f.module ? `${f.function} [${f.module}]` : f.function;
+  return f.function;
 }
 
 // Hard-interrupt entry frames (the outer edge of a hard IRQ on the stack).

@@ -88,5 +88,5 @@ test('the same dumps give the same signatures in dmesg, kmsg, journal, caller-id
     assert.deepEqual(sig(`lab-6.1-x86_64-shapes-${v}.txt`), base, v);
   const ft = sig('lab-6.1-x86_64-ftrace-kprobe-stacktrace.txt');
   assert.ok(ft.includes('_raw_spin_unlock_irq | __filemap_add_folio'));
-  assert.ok(ft.includes('test_unlock [test_lockup]'));
+  assert.ok(ft.includes('test_unlock'));
 });

@@ -24,7 +24,8 @@ test('the hand-made fixtures validate and keep their content', () => {
   assert.equal(b.events[1]!.offender.signature, '_raw_spin_unlock_irq | __filemap_add_folio');
   assert.equal(b.host.cards[0]!.driver, 'snd_hda_intel');
   const lab = validateBundle(fixtureJson('session-lab-test-lockup.json.gz'));
-  assert.equal(lab.offenders[0]!.signature, 'test_unlock [test_lockup]');
+  assert.equal(lab.offenders[0]!.signature, 'test_unlock');
+  assert.equal(lab.offenders[0]!.module, 'test_lockup');
 });
 
 test('a wrong field type names the bundle, the path and the value found', () => {
