@@ -151,6 +151,14 @@ test('trace_pipe bookkeeping lines: markers and lost events', () => {
     215.0001,
   );
   assert.equal(parseTraceMarker('node-1 [000] ..... 1.0: tracing_mark_write: other', 'abc'), null);
+  // As the lab's 6.1 prints it with options/sym-offset on.
+  assert.equal(
+    parseTraceMarker(
+      '            node-97      [001] .....    51.865157: tracing_mark_write+0xdd/0x240: xrunhunt: clock marker ntq37aml990ab',
+      'xrunhunt: clock marker ntq37aml990ab',
+    ),
+    51.865157,
+  );
   assert.equal(parseLostEvents('CPU:1 [LOST 42 EVENTS]'), 42);
   assert.equal(parseLostEvents(' => __snd_pcm_xrun+0x5/0xc0'), 0);
 });

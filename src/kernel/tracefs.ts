@@ -275,7 +275,8 @@ export function resolveRawFrameLine(
 /** A trace_pipe marker written by xrunhunt (`tracing_mark_write: <text>`) and its timestamp, s. */
 export function parseTraceMarker(line: string, marker: string): number | null {
   if (!line.includes(marker)) return null;
-  const m = /\s(\d+\.\d+):\s+tracing_mark_write:/.exec(line);
+  // With sym-offset on, the event name carries an offset: `tracing_mark_write+0xdd/0x240:`.
+  const m = /\s(\d+\.\d+):\s+tracing_mark_write(?:\+0x[0-9a-f]+\/0x[0-9a-f]+)?:/.exec(line);
   return m ? Number(m[1]) : null;
 }
 

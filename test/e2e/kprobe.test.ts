@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { runCli } from '../helpers/cli.js';
+import { repoRoot, runCli } from '../helpers/cli.js';
 
 const work = mkdtempSync(join(tmpdir(), 'xrunhunt-kprobe-e2e-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -112,4 +112,30 @@ test('session --capture with an unknown backend names kprobe among the choices',
   const r = await runCli(['session', '--device', 'null', '--capture', 'probe']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /expected auto, xrun_debug, kprobe or none/);
+});
+
+test('analyze reads saved trace_pipe text of the kprobe backend: streams, classes, kernel offenders', async () => {
+  const fixture = join(
+    repoRoot,
+    'test/fixtures/kernel-logs/lab-stock-6.1-x86_64-kprobe-trace_pipe-io-classes.txt',
+  );
+  const r = await runCli(['analyze', fixture, '--json']);
+  assert.equal(r.code, 2, r.stderr); // xruns found
+  const out = JSON.parse(r.stdout) as {
+    events: { kind: string; pcm: string | null; offender: { class: string } }[];
+    offenders: { function: string; count: number }[];
+  };
+  assert.equal(out.events.length, 12);
+  assert.ok(out.events.every((e) => e.kind === 'xrun' && e.pcm === 'pcmC0D0p/sub0'));
+  const classes = new Map<string, number>();
+  for (const e of out.events)
+    classes.set(e.offender.class, (classes.get(e.offender.class) ?? 0) + 1);
+  assert.deepEqual(Object.fromEntries(classes), { user: 3, none: 3, kernel: 3, idle: 3 });
+  assert.deepEqual(
+    out.offenders.map((o) => [o.function, o.count]),
+    [
+      ['smp_call_function_many_cond', 2],
+      ['mas_wmb_replace', 1],
+    ],
+  );
 });

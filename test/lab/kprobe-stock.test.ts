@@ -64,7 +64,7 @@ test(
     ].join('\n');
     try {
       const r = await execInLab(script, {
-        labOptions: ['--profile', 'stock', '--out', out, '--timeout', '12m'],
+        labOptions: ['--profile', 'stock', '--scratch', '3G', '--out', out, '--timeout', '12m'],
         timeoutMs: 840_000,
       });
       assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
