@@ -125,11 +125,13 @@ export function renderReportText(r: SessionReport): string {
   }
   out.push(`  ${c.otherStreamEvents} kernel events on other streams`);
   out.push(
-    `  clocks: ${c.clockAlignment === 'marker' ? `measured with a /dev/kmsg marker, offset ${((c.offsetNs ?? 0) / 1e6).toFixed(3)} ms` : c.clockAlignment === 'assumed' ? 'kernel log clock assumed equal to CLOCK_MONOTONIC' : 'no kernel log'}`,
+    `  clocks: ${c.clockAlignment === 'marker' ? `measured with a ${r.kernelCapture.source === 'trace_pipe' ? 'trace_marker' : '/dev/kmsg'} marker, offset ${((c.offsetNs ?? 0) / 1e6).toFixed(3)} ms` : c.clockAlignment === 'assumed' ? 'kernel log clock assumed equal to CLOCK_MONOTONIC' : 'no kernel log'}`,
   );
   out.push('', 'Kernel capture');
   out.push(
-    `  source: ${r.kernelCapture.source}; xrun_debug: ${r.kernelCapture.pcm ? `${r.kernelCapture.pcm} mask ${r.kernelCapture.mask ?? '-'}` : 'not set'}; lost messages: ${r.kernelCapture.lostMessages}` +
+    (r.kernelCapture.source === 'trace_pipe'
+      ? `  source: trace_pipe (kprobe on __snd_pcm_xrun, stack at each XRUN); stream: ${r.kernelCapture.pcm ?? 'any'}; lost events: ${r.kernelCapture.lostMessages}`
+      : `  source: ${r.kernelCapture.source}; xrun_debug: ${r.kernelCapture.pcm ? `${r.kernelCapture.pcm} mask ${r.kernelCapture.mask ?? '-'}` : 'not set'}; lost messages: ${r.kernelCapture.lostMessages}`) +
       (r.kernelCapture.lostMessages > 0
         ? ` (${r.kernelCapture.lostMessages} kernel messages lost: raise log_buf_len)`
         : ''),
