@@ -44,7 +44,13 @@ import type { SessionReport } from '../session/report-model.js';
 import { sampleShowsUnderrun } from './hidden-xruns.js';
 import type { LoadSampler } from './load-sampler.js';
 import type { ReadText, StreamScan, WatchedStream } from './running-streams.js';
-import { chooseStreams, scanStreams, streamLabel } from './running-streams.js';
+import {
+  chooseStreams,
+  findSoundServers,
+  scanStreams,
+  streamLabel,
+  type RunningServer,
+} from './running-streams.js';
 import { parseStreamStatus } from './stream-proc-formats.js';
 import {
   attributeStream,
@@ -141,6 +147,8 @@ export interface WatchDeps {
   now: () => bigint;
   discover: (procRoot: string) => AsoundDiscovery;
   read: ReadText;
+  /** Lists a folder (the process list for naming sound servers); absent: not looked for. */
+  readdir?: (path: string) => string[];
   selectCapture: (
     capture: string,
     signal: AbortSignal,
@@ -158,7 +166,7 @@ export interface WatchOutcome {
 export interface WatchHandle {
   /** Session-compatible events (the dashboard and the event log read these). */
   events: SessionEventBus;
-  /** Every event, watch-only ones included. */
+  /** Every event, watch-only ones included (earlier ones are replayed first). */
   onEvent(listener: (e: WatchEvent) => void): () => void;
   control: SessionControl;
   done: Promise<number>;
@@ -170,16 +178,35 @@ const errMsg = (err: unknown): string => (err instanceof Error ? err.message : S
 /** Finds what to watch, or throws the plain "nothing to watch" error before anything changes. */
 export function findWatchTargets(
   options: Pick<WatchOptions, 'pcms' | 'roots'>,
-  deps: Pick<WatchDeps, 'discover' | 'read'>,
+  deps: Pick<WatchDeps, 'discover' | 'read' | 'readdir'>,
 ): { discovery: AsoundDiscovery; scan: StreamScan; streams: WatchedStream[] } {
   const discovery = deps.discover(options.roots.procRoot);
   const scan = scanStreams(discovery, options.roots.procRoot, deps.read);
-  const streams = chooseStreams(
-    scan,
-    options.pcms,
-    options.roots.procRoot,
-    discovery.streams.map((s) => s.pcm),
-  );
+  // Sound servers are only looked for when there is nothing to watch (to explain why).
+  const servers = (): RunningServer[] =>
+    deps.readdir ? findSoundServers(options.roots.procRoot, deps.readdir, deps.read) : [];
+  let streams: WatchedStream[];
+  try {
+    streams = chooseStreams(
+      scan,
+      options.pcms,
+      options.roots.procRoot,
+      discovery.streams.map((s) => s.pcm),
+    );
+  } catch (err) {
+    if (
+      !(err instanceof XrunhuntError) ||
+      !/^(nothing is playing|no kernel stream)/.test(err.message)
+    )
+      throw err;
+    streams = chooseStreams(
+      scan,
+      options.pcms,
+      options.roots.procRoot,
+      discovery.streams.map((s) => s.pcm),
+      servers(),
+    );
+  }
   return { discovery, scan, streams };
 }
 
@@ -305,7 +332,10 @@ export function startWatch(
     nextPhase: () => undefined,
     setStackDumps: (on) => stackHook?.(on),
   };
+  // Events emitted before a listener subscribes (the start runs synchronously) are replayed to it.
+  const history: WatchEvent[] = [];
   const emit = (e: WatchEvent): void => {
+    history.push(e);
     for (const l of [...listeners]) {
       try {
         l(e);
@@ -334,6 +364,7 @@ export function startWatch(
   return {
     events: bus,
     onEvent: (l) => {
+      for (const e of history) l(e);
       listeners.add(l);
       return () => listeners.delete(l);
     },
@@ -808,8 +839,9 @@ async function runWatch(
   }
   emitLogged({ type: 'ranking', timeMs: elapsed(), ranking: final });
   emitLogged({ type: 'report', timeMs: elapsed(), report });
-  emit({ type: 'watch-report', timeMs: elapsed(), report, watch: summary });
   emitLogged({ type: 'session-end', timeMs: elapsed(), exitCode: report.exitCode });
+  // Last, so NDJSON readers find the whole result on the final line.
+  emit({ type: 'watch-report', timeMs: elapsed(), report, watch: summary });
   log?.close();
   return { exitCode: report.exitCode, report, summary };
 }

@@ -129,6 +129,43 @@ export function streamLabel(
   return `${w.pcm}${w.substream > 0 ? ` sub${w.substream}` : ''}${who}`;
 }
 
+/** Process names of sound servers and audio programs that hold PCMs for other clients. */
+export const SOUND_SERVER_NAMES = /^(jackd|jackdbus|pipewire|pulseaudio|pipewire-pulse)$/;
+
+/** A running sound server (found by its /proc/<pid>/comm). */
+export interface RunningServer {
+  pid: number;
+  comm: string;
+}
+
+/** Finds the sound servers among `procRoot`'s processes (for the "nothing to watch" message). */
+export function findSoundServers(
+  procRoot: string,
+  readdir: (path: string) => string[],
+  read: ReadText,
+): RunningServer[] {
+  let names: string[] = [];
+  try {
+    names = readdir(procRoot);
+  } catch {
+    return [];
+  }
+  const out: RunningServer[] = [];
+  for (const n of names) {
+    if (!/^\d+$/.test(n)) continue;
+    const comm = read(join(procRoot, n, 'comm'))?.trim();
+    if (comm && SOUND_SERVER_NAMES.test(comm)) out.push({ pid: Number(n), comm });
+  }
+  return out.sort((a, b) => a.pid - b.pid);
+}
+
+/** `jackd (pid 812) is running but …`: why a running server is not a kernel stream. */
+function serversNote(servers: readonly RunningServer[]): string {
+  if (servers.length === 0) return '';
+  const list = servers.map((s) => `${s.comm} (pid ${s.pid})`).join(', ');
+  return `; ${list} ${servers.length === 1 ? 'is' : 'are'} running but ${servers.length === 1 ? 'holds' : 'hold'} no kernel PCM open (a dummy/network backend, or suspended while idle)`;
+}
+
 /**
  * Narrows a scan to `--pcm` names and returns the streams to watch; throws the plain
  * "nothing to watch" error (exit 1) with the reason and what to do.
@@ -138,11 +175,12 @@ export function chooseStreams(
   pcms: readonly string[],
   procRoot: string,
   knownPcms: readonly string[],
+  servers: readonly RunningServer[] = [],
 ): WatchedStream[] {
   if (!scan.asoundPresent) {
     throw new XrunhuntError(
       'not-found',
-      `no kernel stream to watch: ${procRoot}/asound does not exist (this kernel has no sound card or no ALSA support loaded)`,
+      `no kernel stream to watch: ${procRoot}/asound does not exist (this kernel has no sound card or no ALSA support loaded)${serversNote(servers)}`,
       {
         hint: 'watch diagnoses audio played to a kernel sound card; a JACK dummy or network-only setup has none. Measure userspace xruns with "xrunhunt session --device plug:jack", or use "xrunhunt lab" for a kernel with a sound card',
       },
@@ -167,7 +205,11 @@ export function chooseStreams(
       : scan.pcmCount === 0
         ? 'the kernel has sound support but no PCM devices'
         : 'every substream is closed';
-  throw new XrunhuntError('not-found', `nothing is playing on ${where}: ${found}`, {
-    hint: 'start the audio you want to diagnose first (your player, PipeWire, jackd, the DAW), then run watch while it plays; watch only observes, it plays nothing itself ("xrunhunt session" plays a test tone)',
-  });
+  throw new XrunhuntError(
+    'not-found',
+    `nothing is playing on ${where}: ${found}${serversNote(servers)}`,
+    {
+      hint: 'start the audio you want to diagnose first (your player, PipeWire, jackd, the DAW), then run watch while it plays; watch only observes, it plays nothing itself ("xrunhunt session" plays a test tone)',
+    },
+  );
 }

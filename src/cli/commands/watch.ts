@@ -2,7 +2,7 @@
 // the running PCM streams and their owners, turns on the kernel's XRUN reporting for them
 // (restored at the end, on Ctrl-C and after a kill -9), ranks what the kernel was doing at
 // each underrun with the load at that moment, and writes a session-compatible bundle.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -39,6 +39,7 @@ function defaultWatchDeps(): WatchDeps {
         return undefined;
       }
     },
+    readdir: (path) => readdirSync(path),
     selectCapture: session.selectCapture,
     loadSampler: (procRoot) => createLoadSampler(procRoot),
   };

@@ -1,0 +1,152 @@
+// watch in the lab: a real player (aplay, an ordinary client, pinned to CPU 0 per the lab
+// recipe) plays on hw:0,0 while IO load runs on the ext4 scratch disk and test_lockup holds
+// interrupts off for 10 ms at a time on CPU 0. `xrunhunt watch` (on CPU 1) must find the
+// player's stream, name aplay as its owner, count its xruns from the kernel's XRUN dumps,
+// rank the injected offender first, and put xrun_debug back — both when it stops on its own
+// (--until-xruns) and after SIGINT. One guest boot for both; nothing is mocked.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execInLab, labSkip } from '../helpers/lab.js';
+import { innerXrunhuntArgv } from '../../src/lab/lab-runner.js';
+import { shellQuote } from '../../src/lab/guest-script.js';
+import { readBundle } from '../../src/bundle/index.js';
+
+const XRUN_DEBUG = '/proc/asound/card0/pcm0p/xrun_debug';
+
+interface WatchLine {
+  type: string;
+  streams?: {
+    owner: string;
+    ownerPid: number;
+    pcm: string;
+    periodFrames: number;
+    bufferFrames: number;
+  }[];
+  report?: {
+    offenders: { function: string; module: string | null; count: number; signature: string }[];
+    events: {
+      offender: { class: string; module: string | null; signature: string | null };
+      frames: string[];
+    }[];
+    exitCode: number;
+  };
+  watch?: {
+    stopReason: string;
+    streams: { owner: string; xruns: number }[];
+    ranking: { xruns: number; classShares: Record<string, number> };
+    loadAtXruns: { sampled: number; busiest: { comm: string }[] };
+  };
+}
+
+const parseNdjson = (text: string): WatchLine[] =>
+  text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as WatchLine);
+
+test(
+  'watch names the player, counts its xruns, ranks test_lockup first under IO load; restores after --until-xruns and after SIGINT',
+  { skip: labSkip(), timeout: 600_000 },
+  async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')), 'results');
+    const watch = (args: string[]): string =>
+      ['taskset', '-c', '1', ...innerXrunhuntArgv(['watch', ...args])].map(shellQuote).join(' ');
+    const script = [
+      `X=${XRUN_DEBUG}`,
+      'echo "xrun_debug before: $(cat $X)"',
+      // The player: an ordinary client (no RT priority), inheriting the CPU 0 pin of the lab run;
+      // it plays until killed (node starts slowly under TCG on a busy host).
+      'aplay -D hw:0,0 -t raw -f S16_LE -r 48000 -c 2 --period-size=256 --buffer-size=512 /dev/zero 2> aplay.err &',
+      'player=$!',
+      '(while :; do taskset -c 1 dd if=/dev/zero of=/mnt/scratch/load bs=1M count=16 conv=fsync status=none; rm -f /mnt/scratch/load; done) &',
+      'load=$!',
+      'sleep 1',
+      `${watch(['--until-xruns', '30', '--duration', '90s', '--out', 'watch1', '--json'])} > watch1.ndjson 2> watch1.err`,
+      'echo "watch1 exit: $?"',
+      'echo "xrun_debug between: $(cat $X)"',
+      `${watch(['--out', 'watch2', '--json'])} > watch2.ndjson 2> watch2.err &`,
+      'w=$!',
+      // Interrupt once it is watching (its first event is written at start), plus a few seconds.
+      'i=0; while [ $i -lt 40 ] && ! grep -q capture-status watch2.ndjson 2>/dev/null; do sleep 0.5; i=$((i+1)); done',
+      'sleep 4',
+      'echo "xrun_debug during watch2: $(cat $X)"',
+      'kill -INT $w; wait $w',
+      'echo "watch2 exit: $?"',
+      'echo "xrun_debug after: $(cat $X)"',
+      'kill $load $player 2>/dev/null; wait 2>/dev/null',
+      'echo "aplay underruns: $(grep -c underrun aplay.err)"',
+    ].join('\n');
+    try {
+      const r = await execInLab(script, {
+        labOptions: ['--inject', 'lockup:10:irq', '--out', out, '--timeout', '9m'],
+        timeoutMs: 580_000,
+      });
+      const guestErr = (name: string): string =>
+        existsSync(join(out, name)) ? readFileSync(join(out, name), 'utf8').slice(-3000) : '(none)';
+      assert.equal(r.code, 0, `lab exec failed:\n${r.stderr}`);
+      process.stderr.write(`lab watch: ${r.stdout.replace(/\n/g, ' | ')}\n`);
+      assert.match(r.stdout, /xrun_debug before: 0\b/);
+
+      // 1. --until-xruns: stops by itself with the player named and test_lockup ranked first.
+      assert.match(r.stdout, /watch1 exit: 2\b/, `watch1 stderr:\n${guestErr('watch1.err')}`);
+      assert.match(r.stdout, /xrun_debug between: 0\b/, 'restored after --until-xruns');
+      const w1 = parseNdjson(readFileSync(join(out, 'watch1.ndjson'), 'utf8'));
+      const start = w1.find((l) => l.type === 'watch-start');
+      assert.ok(start?.streams, 'watch-start names the streams');
+      assert.equal(start.streams.length, 1, JSON.stringify(start.streams));
+      const s = start.streams[0]!;
+      assert.equal(s.pcm, 'pcmC0D0p');
+      assert.equal(s.owner, 'aplay');
+      assert.deepEqual([s.periodFrames, s.bufferFrames], [256, 512]);
+      const final = w1.at(-1)!;
+      assert.equal(final.type, 'watch-report');
+      const summary = final.watch!;
+      const report = final.report!;
+      process.stderr.write(
+        `lab watch1: stop "${summary.stopReason}", xruns ${summary.ranking.xruns}, classes ${JSON.stringify(summary.ranking.classShares)}, top ${report.offenders
+          .slice(0, 3)
+          .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
+          .join(', ')}; busiest ${summary.loadAtXruns.busiest.map((b) => b.comm).join(', ')}\n`,
+      );
+      assert.match(summary.stopReason, /30 xrun\(s\) reached \(--until-xruns\)/);
+      assert.ok(summary.ranking.xruns >= 30, `counted ${summary.ranking.xruns} xruns`);
+      assert.equal(summary.streams[0]!.owner, 'aplay');
+      assert.equal(summary.streams[0]!.xruns, summary.ranking.xruns, 'all on the player stream');
+      assert.ok(summary.loadAtXruns.sampled > 0, 'the load was sampled at the xruns');
+      // The injected offender is test_lockup's code: its lock/unlock functions, or the busy
+      // wait it runs with interrupts off (delay_tsc called from test_lockup — see the lab
+      // ground-truth test). The top-ranked signature must be that code in most of its dumps.
+      const top = report.offenders[0];
+      assert.ok(top, 'a ranked offender');
+      const topEvents = report.events.filter(
+        (e) => e.offender.class === 'kernel' && e.offender.signature === top.signature,
+      );
+      const inLockup = topEvents.filter(
+        (e) =>
+          e.offender.module === 'test_lockup' || e.frames.some((f) => f.endsWith('[test_lockup]')),
+      ).length;
+      assert.ok(
+        inLockup >= topEvents.length / 2 && topEvents.length > 0,
+        `top offender ${top.function} [${top.module}]: ${inLockup} of ${topEvents.length} dumps in test_lockup code`,
+      );
+      assert.equal(report.exitCode, 2);
+      const bundle = await readBundle(join(out, 'watch1', 'bundle.json.gz'));
+      assert.equal(bundle.kind, 'watch');
+      assert.equal(bundle.offenders[0]?.signature, top.signature, 'the bundle ranks the same');
+
+      // 2. SIGINT: set while watching, restored after, and a report written.
+      assert.match(r.stdout, /xrun_debug during watch2: 3\b/, 'set while watching');
+      assert.match(r.stdout, /watch2 exit: [02]\b/, `watch2 stderr:\n${guestErr('watch2.err')}`);
+      assert.match(r.stdout, /xrun_debug after: 0\b/, 'restored after SIGINT');
+      const w2 = parseNdjson(readFileSync(join(out, 'watch2.ndjson'), 'utf8'));
+      assert.equal(w2.at(-1)?.type, 'watch-report');
+      assert.match(w2.at(-1)!.watch!.stopReason, /interrupted/);
+      assert.ok(existsSync(join(out, 'watch2', 'bundle.json.gz')), 'bundle written after SIGINT');
+    } finally {
+      rmSync(join(out, '..'), { recursive: true, force: true });
+    }
+  },
+);
