@@ -220,3 +220,46 @@ test(
     }
   },
 );
+
+test(
+  'stress on JACK: every cell runs with --all and the summary agrees with the cells',
+  { skip },
+  async () => {
+    const r = await runCli(
+      [
+        'stress',
+        '--device',
+        'plug:jack',
+        '--periods',
+        '256,512',
+        '--loads',
+        'idle',
+        '--each',
+        '2s',
+        '--all',
+        '--json',
+      ],
+      { env, timeoutMs: 60_000 },
+    );
+    assert.ok(r.code === 0 || r.code === 2, r.stderr);
+    const s = JSON.parse(r.stdout) as {
+      cells: { load: string; periodFrames: number; xruns: number | null; note: string | null }[];
+      smallestXrunFree: Record<string, number | null>;
+      exitCode: number;
+    };
+    assert.deepEqual(
+      s.cells.map((c) => [c.load, c.periodFrames]),
+      [
+        ['idle', 256],
+        ['idle', 512],
+      ],
+    );
+    assert.ok(
+      s.cells.every((c) => typeof c.xruns === 'number' && c.note === null),
+      JSON.stringify(s.cells),
+    );
+    const passing = s.cells.filter((c) => c.xruns === 0).map((c) => c.periodFrames);
+    assert.equal(s.smallestXrunFree['idle'], passing.length ? Math.min(...passing) : null);
+    assert.equal(r.code, s.exitCode);
+  },
+);
