@@ -102,6 +102,7 @@ function groupSection(g: FleetGroupView, index: number, by: string | null): stri
         { name: 'machines', values: top.map((r) => r.machines) },
       ],
       format: (v) => String(v),
+      integer: true,
       emptyText: 'No kernel offenders in these bundles.',
     }),
     g.rows.length > 0 ? table : '',

@@ -81,16 +81,31 @@ test('hostile text from a bundle stays text', () => {
   assert.match(html, /&lt;script&gt;window\.pwned=1&lt;\/script&gt;/);
 });
 
-test('an analysis-only run (no session clock) has no timeline, headroom or throughput', () => {
+test('an analysis-only run (no session clock): events over the kernel clock, no headroom or throughput', () => {
   const run = runViewFromBundle(ext4, 'log');
   const html = renderReportHtml(
     { kind: 'analyze', title: 'T', generatedAt: 'now', run: { ...run, durationMs: null } },
     '1',
   );
-  assert.doesNotMatch(html, /data-chart="timeline"/);
-  assert.doesNotMatch(html, /data-chart="headroom"/);
+  // The 4 events carry kernel timestamps: a timeline of them, nothing session-only.
+  assert.match(html, /data-chart="timeline" data-points="4"/);
+  assert.match(
+    html,
+    /XRUN events over the kernel clock \(seconds after the first, at 1234\.501 s\)/,
+  );
+  assert.doesNotMatch(html, /data-chart="headroom/);
   assert.doesNotMatch(html, /data-chart="throughput/);
   assert.match(html, /data-chart="offenders"/);
+  // Events from two inputs have no common clock: no timeline.
+  const mixed = {
+    ...run,
+    durationMs: null,
+    events: run.events.map((e, i) => ({ ...e, source: i % 2 ? 'a.log' : 'b.log' })),
+  };
+  assert.doesNotMatch(
+    renderReportHtml({ kind: 'analyze', title: 'T', generatedAt: 'now', run: mixed }, '1'),
+    /data-chart="timeline"/,
+  );
 });
 
 test('aggregate: one chart and table per group, rows in ranking order', () => {

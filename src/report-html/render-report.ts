@@ -3,7 +3,13 @@ import { el, text } from './markup.js';
 import { renderPage } from './page.js';
 import type { ReportView, RunView } from './report-view.js';
 import { renderFleet } from './fleet-section.js';
-import { headroomChart, offenderChart, throughputChart, timelineChart } from './run-charts.js';
+import {
+  headroomChart,
+  logTimelineChart,
+  offenderChart,
+  throughputChart,
+  timelineChart,
+} from './run-charts.js';
 import { renderConclusion, renderEvents, renderFacts } from './sections.js';
 
 function classLine(run: RunView): string {
@@ -28,7 +34,7 @@ function runBody(run: RunView): string[] {
     el('h2', {}, text('Setup')),
     renderFacts([run]),
     el('h2', {}, text('Charts')),
-    played ? timelineChart([run]) : '',
+    played ? timelineChart([run]) : logTimelineChart(run),
     played ? headroomChart([run]) : '',
     offenderChart([run]),
     classLine(run),

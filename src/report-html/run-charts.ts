@@ -8,6 +8,25 @@ import type { OffenderView, RunView } from './report-view.js';
 /** Offenders shown in the bar chart; the rest are summed into the list below it. */
 export const MAX_OFFENDER_BARS = 15;
 
+/**
+ * A log's XRUN events over its kernel clock, from the first event: when they came, and in
+ * bursts or steadily. Only for one input with timestamps (separate boots' clocks differ).
+ */
+export function logTimelineChart(run: RunView): string {
+  const times = run.events.flatMap((e) => (e.kernelTime === null ? [] : [e.kernelTime]));
+  const sources = new Set(run.events.map((e) => e.source));
+  if (times.length < 2 || sources.size > 1) return '';
+  const t0 = Math.min(...times);
+  const ms = times.map((t) => (t - t0) * 1000);
+  return renderTimelineChart(
+    [{ name: run.label, phases: [], xrunsMs: ms, kernelEventsMs: [], durationMs: Math.max(...ms) }],
+    {
+      title: `XRUN events over the kernel clock (seconds after the first, at ${t0.toFixed(3)} s)`,
+      pointLabel: 'event',
+    },
+  );
+}
+
 /** The timeline, or nothing when no run has a session clock (a pasted log). */
 export function timelineChart(runs: readonly RunView[]): string {
   const timed = runs.filter((r) => r.durationMs !== null);
@@ -142,6 +161,7 @@ export function offenderChart(runs: readonly RunView[]): string {
       ),
     })),
     format: (v) => String(v),
+    integer: true,
     emptyText: 'No kernel offenders: no XRUN dump interrupted kernel code (see the event classes).',
   });
 }

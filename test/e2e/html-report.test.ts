@@ -133,7 +133,24 @@ describe('HTML reports in headless Chromium', { skip }, () => {
     assert.equal(chart(f, 'offenders').points, Math.min(15, json.offenders.length));
     assert.equal(f.events, json.events.length);
     assert.equal(f.marks.length, json.events.filter((e) => e.offender.class === 'kernel').length);
-    assert.ok(!f.charts.some((c) => c.id === 'timeline'), 'a log has no session timeline');
+    assert.ok(
+      !f.charts.some((c) => c.id === 'timeline'),
+      'three logs have no common clock: no timeline',
+    );
+  });
+
+  test('analyze --html of one timestamped log: its XRUN events on the kernel clock', async () => {
+    const log = join(LOGS, 'lab-6.1-x86_64-shapes-dmesg.txt');
+    const file = join(dir, 'analyze-one.html');
+    const r = await runCli(['analyze', log, '--html', file, '--json']);
+    assert.equal(r.code, 2, r.stderr);
+    const json = JSON.parse(r.stdout) as { events: { time?: number }[] };
+    const timed = json.events.filter((e) => e.time !== undefined).length;
+    assert.ok(timed >= 2);
+    const f = await open(file, 'analyze-one-log.png');
+    assertClean(f);
+    assert.equal(chart(f, 'timeline').points, timed);
+    assert.equal(f.events, json.events.length);
   });
 
   test('compare: both runs overlaid on every chart', async () => {

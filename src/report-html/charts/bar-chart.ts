@@ -24,6 +24,8 @@ export interface BarChartInput {
   series: readonly BarSeries[];
   /** Formats a bar's value label (default: up to 3 significant digits). */
   format?: (v: number) => string;
+  /** Counts: ticks at whole numbers only. */
+  integer?: boolean;
   /** Shown instead of the chart when there are no categories. */
   emptyText: string;
 }
@@ -61,7 +63,7 @@ export function renderBarChart(input: BarChartInput): string {
   const plotH = categories.length * groupH;
   const height = plotH + AXIS_H + 6;
   const max = Math.max(0, ...series.flatMap((s) => s.values.map((v) => v ?? 0)));
-  const ticks = niceTicks(max, 5);
+  const ticks = niceTicks(max, 5, input.integer ? 1 : 0);
   const x = linearScale([0, ticks.at(-1)!], [LABEL_W, WIDTH - VALUE_W]);
   const parts: string[] = [];
   for (const t of ticks) {

@@ -55,10 +55,23 @@ export function kindClass(kind: string): string {
   return KIND_CLASSES[h % KIND_CLASSES.length]!;
 }
 
+/** Wording for timelines of other things than a session's xruns (a log's XRUN events). */
+export interface TimelineOptions {
+  title?: string;
+  /** What one dot is ("xrun", "XRUN event"). */
+  pointLabel?: string;
+}
+
 /** Renders the timeline figure; dots (xruns) and ticks (kernel events) carry `data-point`. */
-export function renderTimelineChart(runs: readonly TimelineRun[]): string {
+export function renderTimelineChart(
+  runs: readonly TimelineRun[],
+  options: TimelineOptions = {},
+): string {
   const id = 'timeline';
-  const title = runs.length > 1 ? 'Xruns over time, both runs' : 'Xruns over time and load phases';
+  const title =
+    options.title ??
+    (runs.length > 1 ? 'Xruns over time, both runs' : 'Xruns over time and load phases');
+  const what = options.pointLabel ?? 'xrun';
   const points = runs.reduce((n, r) => n + r.xrunsMs.length + r.kernelEventsMs.length, 0);
   const durationMs = Math.max(1, ...runs.map((r) => r.durationMs));
   const maxCount = Math.max(1, ...runs.map((r) => r.xrunsMs.length));
@@ -138,13 +151,19 @@ export function renderTimelineChart(runs: readonly TimelineRun[]): string {
     parts.push(
       el(
         'text',
-        { class: 'tick', x: x(t * 1000), y: TOP + PLOT_H + 16, 'text-anchor': 'middle' },
+        {
+          class: 'tick',
+          x: x(t * 1000),
+          y: TOP + PLOT_H + 16,
+          // The last label ends at the axis end, so it is never cut off.
+          'text-anchor': t === xTicksS.at(-1) ? 'end' : 'middle',
+        },
         text(`${formatTick(t)}s`),
       ),
     );
   }
   parts.push(
-    el('text', { class: 'axis-title', x: 4, y: TOP - 10 }, text('xruns (cumulative)')),
+    el('text', { class: 'axis-title', x: 4, y: TOP - 10 }, text(`${what}s (cumulative)`)),
     el('line', { class: 'axis', x1: LEFT, x2: WIDTH - RIGHT, y1: TOP + PLOT_H, y2: TOP + PLOT_H }),
   );
 
@@ -171,7 +190,7 @@ export function renderTimelineChart(runs: readonly TimelineRun[]): string {
             'data-series': r.name,
           },
           tooltip(
-            `${runs.length > 1 ? `${r.name}: ` : ''}xrun #${i + 1} at ${formatTick(t / 1000)} s`,
+            `${runs.length > 1 ? `${r.name}: ` : ''}${what} #${i + 1} at ${formatTick(t / 1000)} s`,
           ),
         ),
       );
