@@ -215,3 +215,47 @@ test('event log parsing keeps every whole line and flags a cut last line', () =>
   assert.deepEqual(bad.badLines, [2]);
   assert.equal(bad.truncatedTail, false);
 });
+
+test('injected xruns prove detection but lead to no advice; idle xruns point at the setup', () => {
+  const c = collected();
+  c.xruns = [{ timeMs: 2_000, monotonicNs: START + 2_000 * MS, durationMs: 20, injected: true }];
+  c.events = [];
+  c.offenders = [];
+  c.correlation = correlateXruns({
+    xruns: c.xruns,
+    events: [],
+    pcm: null,
+    offsetNs: null,
+    sessionStartNs: START,
+    bufferMs: 2.67,
+    phases: c.phases,
+  });
+  const r = buildSessionReport(c);
+  assert.equal(r.injectedXruns, 1);
+  assert.ok(r.conclusion.some((l) => /injected on purpose/.test(l)));
+  assert.ok(
+    !r.conclusion.some((l) => /come with the load|too tight/.test(l)),
+    r.conclusion.join('\n'),
+  );
+  assert.ok(
+    !r.suggestions.some((s) => /larger buffer|preempt=full/.test(s)),
+    r.suggestions.join('\n'),
+  );
+
+  c.xruns = [{ timeMs: 2_000, monotonicNs: START + 2_000 * MS, durationMs: 20 }];
+  c.correlation = correlateXruns({
+    xruns: c.xruns,
+    events: [],
+    pcm: null,
+    offsetNs: null,
+    sessionStartNs: START,
+    bufferMs: 2.67,
+    phases: c.phases,
+  });
+  const idle = buildSessionReport(c);
+  assert.ok(
+    idle.conclusion.some((l) => /Xruns even without load, none under `write`/.test(l)),
+    idle.conclusion.join('\n'),
+  );
+  assert.ok(idle.suggestions.some((s) => /--period 128/.test(s)));
+});

@@ -247,9 +247,16 @@ export function concludeSession(
         `${injected} of them followed a stall injected on purpose (--inject-stall): the self-test shows xruns are detected and timed here.`,
       );
     }
-    if (quiet.length > 0 && loud.length > 0) {
+    const quietIdle = quiet.some((ph) => ph.kind === 'idle');
+    const loudIdle = loud.some((ph) => ph.kind === 'idle');
+    const loudLoad = loud.some((ph) => ph.kind !== 'idle');
+    if (injected < n && quietIdle && loudLoad) {
       conclusion.push(
         `No xruns under ${quiet.map((ph) => `\`${ph.kind}\``).join(', ')}: the xruns come with the load, not the setup.`,
+      );
+    } else if (injected < n && loudIdle && quiet.length > 0) {
+      conclusion.push(
+        `Xruns even without load, none under ${quiet.map((ph) => `\`${ph.kind}\``).join(', ')}: the buffer or the writer's scheduling is too tight on its own.`,
       );
     }
   }
@@ -297,7 +304,7 @@ export function concludeSession(
       );
     }
   }
-  if (n > 0 && policy !== null && !/FIFO|RR/.test(policy)) {
+  if (n - r.injectedXruns > 0 && policy !== null && !/FIFO|RR/.test(policy)) {
     conclusion.push(
       `The writer thread ran as ${policy}, not real-time: scheduling delays alone can explain xruns.`,
     );
@@ -305,12 +312,13 @@ export function concludeSession(
       'run as root or grant real-time rights (ulimit -r / rtprio in limits.conf), then use --rt-priority 80',
     );
   }
-  if (n > 0 && loud.length > 0) {
+  // Deliberately injected stalls prove the detection; they are no reason to change anything.
+  if (n - r.injectedXruns > 0 && loud.length > 0) {
     suggestions.push(
       `try a larger buffer: --period ${p.periodFrames * 2} (or run "xrunhunt stress" to find the smallest xrun-free period per load)`,
     );
   }
-  if (n > 0 && (r.host.preempt === 'none' || r.host.preempt === 'voluntary')) {
+  if (n - r.injectedXruns > 0 && (r.host.preempt === 'none' || r.host.preempt === 'voluntary')) {
     suggestions.push(
       `the kernel runs preempt=${r.host.preempt}: a "preempt=full" boot (PREEMPT_DYNAMIC kernels) shortens non-preemptible sections`,
     );
