@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import * as os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { XrunhuntError } from '../errors.js';
-import { correlateXruns, normalizePcmId } from '../analysis/correlate.js';
+import { correlateXruns, lagWindowMs, normalizePcmId } from '../analysis/correlate.js';
 import { RULES_VERSION } from '../analysis/index.js';
 import type { XrunEvent as AnalyzerEvent } from '../analysis/index.js';
 import type { BundleHost, CaptureBackend } from '../bundle/index.js';
@@ -327,6 +327,24 @@ async function runSession(
   let stopReason: string | null = null;
   let restoreDone = false;
 
+  // A provisional match for the live view (the report's correlation decides at the end):
+  // the first not yet claimed userspace xrun of our PCM within the lag window after the dump.
+  const liveClaimed = new Set<number>();
+  const liveMatch = (e: SessionKernelEvent): number | null => {
+    if (e.sessionMs === null || e.kind !== 'xrun' || hwPcmName === null) return null;
+    if (e.pcm !== null && normalizePcmId(e.pcm) !== normalizePcmId(hwPcmName)) return null;
+    const win = lagWindowMs(bufferMs);
+    // Xruns are in time order and the dump is recent: walk back from the newest.
+    let found: number | null = null;
+    for (let i = xruns.length - 1; i >= 0; i--) {
+      const lag = xruns[i]!.timeMs - e.sessionMs;
+      if (lag < -win.afterMs) break;
+      if (lag <= win.beforeMs && !liveClaimed.has(i)) found = i;
+    }
+    if (found !== null) liveClaimed.add(found);
+    return found;
+  };
+
   const onKernel = (events: AnalyzerEvent[]): void => {
     for (const e of events) {
       analyzerEvents.push(e);
@@ -338,7 +356,7 @@ async function runSession(
           (currentPhase && se.sessionMs >= currentPhase.startMs ? currentPhase.name : null);
       }
       kernelEvents.push(se);
-      emit({ type: 'kernel-event', timeMs: elapsed(), event: se, matchedXrun: null });
+      emit({ type: 'kernel-event', timeMs: elapsed(), event: se, matchedXrun: liveMatch(se) });
     }
   };
 
