@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   appendFileSync,
+  readFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -375,6 +376,30 @@ test('stream fetch args: refused ones fall back to the plain probe; ones that mi
       '  aplay-5 [000] d.h1.  11.000001: xrun: (__snd_pcm_xrun+0x0/0xc0)',
     ]);
     assert.ok(t.source.warnings.some((w) => /did not match \/proc\/asound\/cards/.test(w)));
+  } finally {
+    t.done();
+  }
+});
+
+test('a module first caught without symbols (loading) is snapshotted at a later poll', async () => {
+  const t = setup();
+  try {
+    const kallsyms = join(t.root, 'proc', 'kallsyms');
+    const full = readFileSync(kallsyms, 'utf8');
+    writeFileSync(kallsyms, full.replace(/^.*\[test_lockup\]\n/gm, ''));
+    await t.source.start(new AbortController().signal);
+    const lines: string[] = [];
+    const reading = (async () => {
+      for await (const l of t.source) lines.push(l.text);
+    })();
+    await new Promise((r) => setTimeout(r, 300)); // first poll: listed, no symbols yet
+    writeFileSync(kallsyms, full);
+    await new Promise((r) => setTimeout(r, 400)); // next poll takes the snapshot
+    appendFileSync(t.kernel.pipeFile, ' => 0xffffffffc020015d\n');
+    await new Promise((r) => setTimeout(r, 50));
+    await t.source.close();
+    await reading;
+    assert.deepEqual(lines, [' => test_unlock+0x5d/0x3f00 [test_lockup]']);
   } finally {
     t.done();
   }
