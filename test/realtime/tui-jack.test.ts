@@ -143,7 +143,12 @@ test(
     for (const line of screenNow.split('\n'))
       assert.ok([...line].length <= 80, `fits 80 columns: ${line}`);
     // The CLI and the cpu load's worker processes (the playback worker is a thread of the CLI).
-    const running = descendants(shellPid);
+    // Workers are forked a moment after the phase starts: wait for them (up to 15 s).
+    let running = descendants(shellPid);
+    for (const until = Date.now() + 15_000; running.length < 2 && Date.now() < until;) {
+      await sleep(200);
+      running = descendants(shellPid);
+    }
     assert.ok(
       running.length >= 2,
       `the CLI and its load workers run (${running.length} processes)`,
@@ -165,8 +170,20 @@ test(
     );
 
     // Nothing the session started outlives it (load workers, the CLI, any helper).
-    await sleep(500);
-    const left = running.filter(alive);
-    assert.deepEqual(left, [], `processes left running: ${left.join(', ')}`);
+    // A worker that got its stop signal may take a moment to exit: allow 3 s, then name
+    // whatever is left.
+    let left = running.filter(alive);
+    for (const until = Date.now() + 3000; left.length > 0 && Date.now() < until;) {
+      await sleep(100);
+      left = left.filter(alive);
+    }
+    const what = left.map((pid) => {
+      try {
+        return `${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ').slice(0, 200)}`;
+      } catch {
+        return `${pid}: (gone)`;
+      }
+    });
+    assert.deepEqual(what, [], 'processes left running');
   },
 );
