@@ -129,3 +129,26 @@ test(
     assert.ok(seen.some((l) => l.includes('xrunhunt: clock marker')));
   },
 );
+
+test('close() drains what the kernel printed before the stop (a flood of dump records)', async () => {
+  const flood = Array.from(
+    { length: 20_000 },
+    (_, i) => `4,${i + 2},${1000 + i},-; frame_${i}+0x1/0x2\n`,
+  );
+  const dev = mockKmsgDevice(['6,1,100,-;old\n', 'EAGAIN', ...flood]);
+  let t = 0n;
+  const src = createKmsgSource({ device: dev, now: () => (t += 1000n), sleep: async () => {} });
+  await src.start(new AbortController().signal);
+  // The session stops right away: every record already in the ring buffer must still arrive.
+  const closing = src.close();
+  let n = 0;
+  let last = '';
+  for await (const l of src) {
+    n++;
+    last = l.text;
+  }
+  await closing;
+  assert.equal(n, 20_000);
+  assert.equal(last, '4,20001,20999,-; frame_19999+0x1/0x2');
+  assert.equal(src.lostMessages, 0);
+});

@@ -3,7 +3,7 @@
 // parks a libuv thread and Node 20 then hangs at exit); each read returns exactly one
 // record; EPIPE means the kernel overwrote records we had not read yet. Sequence numbers
 // are contiguous, so any gap is "N kernel messages lost".
-import { constants, promises as fsp } from 'node:fs';
+import { constants, promises as fsp, readSync } from 'node:fs';
 import { errnoCode } from '../errors.js';
 import type { ClockOffset, KernelCaptureSource } from '../session/capture.js';
 import { LineQueue } from './source-queue.js';
@@ -15,6 +15,12 @@ const POLL_MS = 10;
 const RECORD_BUFFER_BYTES = 16 * 1024;
 /** How long measureClockOffset waits to see its own marker come back. */
 const MARKER_TIMEOUT_MS = 2000;
+/** Records read back to back before yielding to the event loop, so the consumer (the
+ * analyzer) and timers run during a flood of dumps (~40 records per XRUN dump). */
+const RECORDS_PER_TURN = 256;
+/** At close, keep reading until caught up, but no longer than this (ms): under TCG an XRUN
+ * flood of 30 s can leave tens of thousands of records queued in the 8 MB ring buffer. */
+const DRAIN_LIMIT_MS = 20_000;
 
 /** The fields of a kmsg record prefix `PRI,SEQ,USEC,FLAGS;`. */
 export interface KmsgHead {
@@ -57,14 +63,23 @@ export interface KmsgDevice {
   close(): Promise<void>;
 }
 
-/** Opens the real /dev/kmsg (non-blocking read side; write side opened on demand). */
+/**
+ * Opens the real /dev/kmsg (non-blocking read side; write side opened on demand). Reads are
+ * synchronous on the O_NONBLOCK descriptor: they never block (EAGAIN when caught up), and
+ * avoid a thread-pool round trip per record, which under a dump flood was slower than the
+ * kernel's printing (the reader fell seconds behind and a session saw only its first dumps).
+ */
 export async function openKmsgDevice(path = '/dev/kmsg'): Promise<KmsgDevice> {
   const reader = await fsp.open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   const buf = Buffer.alloc(RECORD_BUFFER_BYTES);
   return {
-    async read() {
-      const { bytesRead } = await reader.read(buf, 0, buf.length, null);
-      return buf.toString('utf8', 0, bytesRead);
+    read() {
+      try {
+        const bytesRead = readSync(reader.fd, buf, 0, buf.length, null);
+        return Promise.resolve(buf.toString('utf8', 0, bytesRead));
+      } catch (err) {
+        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+      }
     },
     async write(text: string) {
       const w = await fsp.open(path, 'w');
@@ -99,6 +114,8 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
   const gaps = createSeqGapCounter();
   const warnings: string[] = [];
   let closed = false;
+  // Set by close(): read on until caught up (EAGAIN) or DRAIN_LIMIT_MS, then stop.
+  let drainUntilNs: bigint | null = null;
   let loop: Promise<void> | null = null;
   let eagainLost = 0;
   const markerWaiters = new Map<string, (usec: number) => void>();
@@ -128,11 +145,22 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
 
   const run = async (signal: AbortSignal): Promise<void> => {
     try {
-      while (!closed && !signal.aborted) {
+      let inTurn = 0;
+      while (!closed) {
+        if (drainUntilNs !== null && now() >= drainUntilNs) break;
         const r = await readOne();
-        if (r === 'again') await sleep(POLL_MS);
-        else if (r === 'lost') eagainLost++;
+        if (r === 'again') {
+          if (drainUntilNs !== null || signal.aborted) break;
+          inTurn = 0;
+          await sleep(POLL_MS);
+          continue;
+        }
+        if (r === 'lost') eagainLost++;
         else handle(r);
+        if (++inTurn >= RECORDS_PER_TURN) {
+          inTurn = 0;
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        }
       }
     } catch (err) {
       warnings.push(
@@ -163,9 +191,14 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
       loop = run(signal);
     },
     async close() {
-      if (closed) return;
-      closed = true;
+      if (drainUntilNs !== null || closed) {
+        await loop;
+        return;
+      }
+      // Drain what the kernel printed before the stop, then end.
+      drainUntilNs = now() + BigInt(DRAIN_LIMIT_MS) * 1_000_000n;
       await loop;
+      closed = true;
       queue.end();
       await device.close().catch(() => undefined);
     },

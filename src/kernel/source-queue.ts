@@ -5,7 +5,10 @@ import type { CapturedLine } from '../session/capture.js';
 
 /** Buffers pushed lines for one async consumer; `end()` finishes iteration after the buffer. */
 export class LineQueue implements AsyncIterable<CapturedLine> {
-  private readonly buffer: CapturedLine[] = [];
+  private buffer: CapturedLine[] = [];
+  // Index of the next line to hand out: Array#shift is O(n), and a burst of tens of
+  // thousands of dump lines made the consumer quadratic.
+  private head = 0;
   private wake: (() => void) | null = null;
   private ended = false;
 
@@ -30,8 +33,14 @@ export class LineQueue implements AsyncIterable<CapturedLine> {
     return {
       next: async (): Promise<IteratorResult<CapturedLine>> => {
         for (;;) {
-          const line = this.buffer.shift();
-          if (line !== undefined) return { value: line, done: false };
+          if (this.head < this.buffer.length) {
+            const line = this.buffer[this.head++]!;
+            if (this.head >= 4096 && this.head * 2 >= this.buffer.length) {
+              this.buffer = this.buffer.slice(this.head);
+              this.head = 0;
+            }
+            return { value: line, done: false };
+          }
           if (this.ended) return { value: undefined, done: true };
           await new Promise<void>((r) => (this.wake = r));
           this.wake = null;
