@@ -29,7 +29,12 @@ const realFs: LoadSamplerFs = {
 };
 
 /** Creates the sampler over `procRoot` (a fake tree in tests has no pids: empty busiest list). */
-export function createLoadSampler(procRoot: string, fs: LoadSamplerFs = realFs): LoadSampler {
+export function createLoadSampler(
+  procRoot: string,
+  fs: LoadSamplerFs = realFs,
+  /** Processes left out of the busiest list: watch itself (its cost is ours, not the user's). */
+  excludePids: readonly number[] = [],
+): LoadSampler {
   const readStats = (): Map<number, ProcStat> => {
     const out = new Map<number, ProcStat>();
     let names: string[] = [];
@@ -42,7 +47,7 @@ export function createLoadSampler(procRoot: string, fs: LoadSamplerFs = realFs):
       if (!/^\d+$/.test(n)) continue;
       try {
         const s = parseProcStat(fs.readFile(join(procRoot, n, 'stat')));
-        if (s) out.set(s.pid, s);
+        if (s && !excludePids.includes(s.pid)) out.set(s.pid, s);
       } catch {
         // the process ended between readdir and read
       }

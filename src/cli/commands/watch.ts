@@ -41,7 +41,8 @@ function defaultWatchDeps(): WatchDeps {
     },
     readdir: (path) => readdirSync(path),
     selectCapture: session.selectCapture,
-    loadSampler: (procRoot) => createLoadSampler(procRoot),
+    loadSampler: (procRoot) =>
+      createLoadSampler(procRoot, undefined, procRoot === '/proc' ? [process.pid] : []),
   };
 }
 
