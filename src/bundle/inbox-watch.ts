@@ -3,8 +3,9 @@
 // writeFileAtomic and `serve` produce) AND a size that stopped changing (awaitWriteFinish),
 // so a slow `cp` or scp into the inbox is never read half-written.
 import { watch, type FSWatcher } from 'chokidar';
+import { statSync } from 'node:fs';
 import { basename, relative, sep } from 'node:path';
-import { QUARANTINE_DIR, isBundleFileName } from './ingest.js';
+import { QUARANTINE_DIR, isBundleFileName, listBundleFiles } from './ingest.js';
 
 /** How long a file's size must stay unchanged before it is read (ms): a slow copy pauses < 1 s. */
 export const STABLE_MS = 1000;
@@ -19,6 +20,18 @@ export interface InboxWatchOptions {
   onFiles: (inbox: string, files: string[]) => void;
   onError?: (err: unknown) => void;
   stableMs?: number;
+  /**
+   * When the caller listed the inbox for its first ingest (epoch ms). Files written after
+   * that but before the watcher was ready produce no event; once ready, files modified since
+   * then (minus the stability window) are queued as soon as their size has settled.
+   * Ingest is idempotent, so a file seen twice still counts once.
+   */
+  catchUpSinceMs?: number;
+}
+
+/** Whether an inbox file was (possibly) still being written at `sinceMs`: caught up later. */
+export function isYoungInboxFile(mtimeMs: number, sinceMs: number, stableMs = STABLE_MS): boolean {
+  return mtimeMs >= sinceMs - stableMs - STABLE_POLL_MS;
 }
 
 /** True for paths the watcher must not look at: dot files, temp files, the quarantine. */
@@ -36,8 +49,9 @@ export function isIgnoredInboxPath(
 }
 
 /**
- * Starts watching; resolves when the watcher is ready (existing files are NOT reported:
- * ingest them first). Stops and releases everything when `signal` aborts.
+ * Starts watching; resolves when the watcher is ready. Existing files are not reported
+ * (ingest them first) except those young enough to have been missed: see catchUpSinceMs.
+ * Stops and releases everything when `signal` aborts.
  */
 export async function watchInboxes(
   roots: string[],
@@ -77,8 +91,52 @@ export async function watchInboxes(
     await new Promise<void>((resolve) => w.once('ready', () => resolve()));
     watchers.push(w);
   }
+  const settling = new Set<NodeJS.Timeout>();
+  // Queues `path` once its size and mtime are unchanged over `stable` ms (a copy in progress
+  // keeps changing; chokidar also reports its later writes as `change`).
+  const settleThenQueue = (root: string, path: string, tries = 0): void => {
+    let before: { size: number; mtimeMs: number };
+    try {
+      before = statSync(path);
+    } catch {
+      return; // gone (renamed into place elsewhere, or removed): nothing to read
+    }
+    const t = setTimeout(() => {
+      settling.delete(t);
+      if (options.signal.aborted) return;
+      let after: { size: number; mtimeMs: number };
+      try {
+        after = statSync(path);
+      } catch {
+        return;
+      }
+      if (after.size === before.size && after.mtimeMs === before.mtimeMs) queue(root, path);
+      else if (tries < 60) settleThenQueue(root, path, tries + 1);
+    }, stable);
+    settling.add(t);
+  };
+  if (options.catchUpSinceMs !== undefined) {
+    for (const root of roots) {
+      let files: string[] = [];
+      try {
+        files = listBundleFiles([root]);
+      } catch (err) {
+        options.onError?.(err);
+      }
+      for (const f of files) {
+        try {
+          if (isYoungInboxFile(statSync(f).mtimeMs, options.catchUpSinceMs, stable)) {
+            settleThenQueue(root, f);
+          }
+        } catch {
+          // removed since the listing: nothing to do
+        }
+      }
+    }
+  }
   const stop = (): void => {
     if (timer) clearTimeout(timer);
+    for (const t of settling) clearTimeout(t);
     for (const w of watchers) void w.close();
   };
   if (options.signal.aborted) stop();

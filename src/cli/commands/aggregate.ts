@@ -1,7 +1,7 @@
 // `xrunhunt aggregate`: bundles from many machines → one fleet ranking per offender
 // signature, kept incrementally in an SQLite store; `--watch` keeps it current as bundles
 // land in inbox folders.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
@@ -143,6 +143,7 @@ Without files, shows the ranking of what the store already holds.`,
     const paths = ctx.positionals.map((p) => resolve(io.cwd, p));
     // An inbox to watch may not exist yet (serve creates it on the first upload).
     if (values.watch) for (const p of paths) if (!existsSync(p)) mkdirSync(p, { recursive: true });
+    const listedAtMs = Date.now();
     const files = listBundleFiles(paths);
 
     let signer: Signer | undefined;
@@ -179,8 +180,21 @@ Without files, shows the ranking of what the store already holds.`,
       // From an inbox (--watch), bad files are quarantined; plain runs leave files alone.
       let report: IngestReport = { files: 0, added: 0, duplicates: 0, unchanged: 0, skipped: [] };
       if (values.watch) {
+        // Files still being written when the inbox was listed are left to the watcher's
+        // catch-up (read once their size settles), never quarantined half-written.
+        const { isYoungInboxFile } = await import('../../bundle/inbox-watch.js');
+        const settled = (f: string): boolean => {
+          try {
+            return !isYoungInboxFile(statSync(f).mtimeMs, listedAtMs);
+          } catch {
+            return false;
+          }
+        };
         for (const root of paths) {
-          const r = ingestFiles(store, listBundleFiles([root]), { ...options, inbox: root });
+          const r = ingestFiles(store, listBundleFiles([root]).filter(settled), {
+            ...options,
+            inbox: root,
+          });
           report = mergeReports(report, r);
         }
       } else if (files.length > 0) {
@@ -239,6 +253,7 @@ Without files, shows the ranking of what the store already holds.`,
       dash?.quit.then(() => stopped.abort()).catch(() => undefined);
       await watchInboxes(paths, {
         signal: AbortSignal.any([ctx.signal, stopped.signal]),
+        catchUpSinceMs: listedAtMs,
         onError: (err) =>
           io.stderr.write(`xrunhunt: watch: ${(err as Error).message ?? String(err)}\n`),
         onFiles: (inbox, changed) => {
