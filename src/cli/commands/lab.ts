@@ -58,8 +58,10 @@ const RUN_OPTIONS = {
   scratch: {
     type: 'string',
     valueName: 'SIZE',
-    default: '1G',
-    description: 'fresh ext4 scratch disk at /mnt/scratch for loads (0 for none; 512M, 2G)',
+    // 4G: a disk load keeps 1 GiB free (the load safety floor) and writes up to 1 GiB files;
+    // the image is sparse, so the host only pays for what the guest writes.
+    default: '4G',
+    description: 'fresh ext4 scratch disk at /mnt/scratch for loads (0 for none; 512M, 4G)',
   },
   inject: {
     type: 'string',
