@@ -482,6 +482,10 @@ async function runWatch(
         .join(', ')}: ${why.message}. To see the kernel code at each underrun: ${why.hint}.`,
     );
   }
+  if (o.capture === 'none')
+    limitations.push(
+      "--capture none: the kernel log was not read, so no XRUN dumps were seen; only the streams' own counters were watched.",
+    );
   if (o.mask === 0)
     limitations.push('--mask 0: xrun_debug was not changed, so the kernel printed no XRUN dumps.');
 

@@ -219,3 +219,20 @@ test('an owner that keeps the kernel from stopping its stream: said plainly, und
   assert.ok(n >= 2, `several polls showed the underrun (got ${n})\n${r.stdout}`);
   assert.match(r.stdout, /give PipeWire a larger quantum/);
 });
+
+test('bad option values are usage errors before anything is looked at or changed', async () => {
+  const fake = playingSystem();
+  const cases: [string[], RegExp][] = [
+    [['--until-xruns', '0'], /--until-xruns/],
+    [['--duration', 'soon'], /--duration/],
+    [['--rank-every', '100ms'], /invalid --rank-every "100ms": expected 1s or more/],
+    [['--capture', 'psychic'], /invalid --capture "psychic"/],
+    [['--json', '--tui'], /--json and --tui cannot be combined/],
+  ];
+  for (const [args, re] of cases) {
+    const r = await runCli(['watch', '--proc-root', fake.procRoot, ...args], { env: envFor(fake) });
+    assert.equal(r.code, 1, args.join(' '));
+    assert.match(r.stderr, re);
+    assert.equal(fake.readProc('asound/card0/pcm0p/xrun_debug'), '0\n', 'untouched');
+  }
+});
