@@ -2,6 +2,7 @@
 // one bar per series (a run; two when comparing). Offender bars, per-phase throughput and
 // the headroom percentiles all use it, so they look and read the same.
 import { el, text, tooltip } from '../markup.js';
+import { chartFigure } from './chart-figure.js';
 import { formatTick, linearScale, niceTicks } from './scale.js';
 
 export interface BarSeries {
@@ -128,31 +129,10 @@ export function renderBarChart(input: BarChartInput): string {
       );
     });
   });
-  return el(
-    'figure',
-    { class: 'chart', 'data-chart': id, 'data-points': points },
-    el('figcaption', {}, text(title)),
-    series.length > 1 ? legend(series.map((s) => s.name)) : '',
-    el(
-      'svg',
-      {
-        xmlns: 'http://www.w3.org/2000/svg',
-        viewBox: `0 0 ${WIDTH} ${height}`,
-        width: WIDTH,
-        height,
-        role: 'img',
-        'aria-label': title,
-      },
-      ...parts,
-    ),
+  return chartFigure(
+    { id, title, points, names: series.map((s) => s.name), width: WIDTH, height },
+    parts,
   );
 }
 
 /** The series key shown above overlaid charts (run A / run B). */
-export function legend(names: readonly string[]): string {
-  return el(
-    'div',
-    { class: 'legend' },
-    ...names.map((n, i) => el('span', { class: `key s${i}` }, el('i', {}), text(n))),
-  );
-}

@@ -2,7 +2,7 @@
 // buckets of microseconds. Bars near zero are near-misses; a second run (compare) is drawn
 // as an outline over the first so both shapes stay visible.
 import { el, text, tooltip } from '../markup.js';
-import { legend } from './bar-chart.js';
+import { chartFigure } from './chart-figure.js';
 import { formatTick, linearScale, niceTicks } from './scale.js';
 
 export interface HistogramSeries {
@@ -135,22 +135,8 @@ export function renderHistogramChart(input: HistogramInput): string {
   parts.push(
     el('line', { class: 'axis', x1: LEFT, x2: WIDTH - RIGHT, y1: TOP + PLOT_H, y2: TOP + PLOT_H }),
   );
-  return el(
-    'figure',
-    { class: 'chart', 'data-chart': id, 'data-points': points },
-    el('figcaption', {}, text(title)),
-    series.length > 1 ? legend(series.map((s) => s.name)) : '',
-    el(
-      'svg',
-      {
-        xmlns: 'http://www.w3.org/2000/svg',
-        viewBox: `0 0 ${WIDTH} ${height}`,
-        width: WIDTH,
-        height,
-        role: 'img',
-        'aria-label': title,
-      },
-      ...parts,
-    ),
+  return chartFigure(
+    { id, title, points, names: series.map((s) => s.name), width: WIDTH, height },
+    parts,
   );
 }

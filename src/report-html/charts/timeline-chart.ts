@@ -2,7 +2,7 @@
 // userspace xrun as a dot and every kernel XRUN dump as a tick, over bands that show which
 // load phase was running. Two runs (compare) share the time axis and are overlaid.
 import { el, num, text, tooltip } from '../markup.js';
-import { legend } from './bar-chart.js';
+import { chartFigure } from './chart-figure.js';
 import { formatTick, linearScale, niceTicks } from './scale.js';
 
 export interface TimelinePhase {
@@ -231,22 +231,8 @@ export function renderTimelineChart(
     });
   }
 
-  return el(
-    'figure',
-    { class: 'chart', 'data-chart': id, 'data-points': points },
-    el('figcaption', {}, text(title)),
-    runs.length > 1 ? legend(runs.map((r) => r.name)) : '',
-    el(
-      'svg',
-      {
-        xmlns: 'http://www.w3.org/2000/svg',
-        viewBox: `0 0 ${WIDTH} ${height}`,
-        width: WIDTH,
-        height,
-        role: 'img',
-        'aria-label': title,
-      },
-      ...parts,
-    ),
+  return chartFigure(
+    { id, title, points, names: runs.map((r) => r.name), width: WIDTH, height },
+    parts,
   );
 }
