@@ -58,6 +58,23 @@ export function settingFileError(op: 'read' | 'write', path: string, err: unknow
   }
 }
 
+/** Writes `value` in one call to an existing file opened with `flags` (never creates it). */
+function writeOnce(path: string, value: string, flags: number): void {
+  let fd: number;
+  try {
+    fd = openSync(path, flags);
+  } catch (err) {
+    throw settingFileError('write', path, err);
+  }
+  try {
+    writeSync(fd, value);
+  } catch (err) {
+    throw settingFileError('write', path, err);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** The real file system: read whole file; write in one call without creating the file. */
 export const realSettingFileIo: SettingFileIo = {
   read(path) {
@@ -67,37 +84,10 @@ export const realSettingFileIo: SettingFileIo = {
       throw settingFileError('read', path, err);
     }
   },
-  write(path, value) {
-    let fd: number;
-    try {
-      // O_TRUNC matters only for plain files (fake trees); procfs ignores it. No O_CREAT.
-      fd = openSync(path, constants.O_WRONLY | constants.O_TRUNC);
-    } catch (err) {
-      throw settingFileError('write', path, err);
-    }
-    try {
-      writeSync(fd, value);
-    } catch (err) {
-      throw settingFileError('write', path, err);
-    } finally {
-      closeSync(fd);
-    }
-  },
-  append(path, value) {
-    let fd: number;
-    try {
-      fd = openSync(path, constants.O_WRONLY | constants.O_APPEND);
-    } catch (err) {
-      throw settingFileError('write', path, err);
-    }
-    try {
-      writeSync(fd, value);
-    } catch (err) {
-      throw settingFileError('write', path, err);
-    } finally {
-      closeSync(fd);
-    }
-  },
+  // O_TRUNC matters only for plain files (fake trees); procfs ignores it. No O_CREAT.
+  write: (path, value) => writeOnce(path, value, constants.O_WRONLY | constants.O_TRUNC),
+  // Appending is how tracefs adds/removes probes (`>` would truncate every probe).
+  append: (path, value) => writeOnce(path, value, constants.O_WRONLY | constants.O_APPEND),
   removeDir(path) {
     try {
       rmdirSync(path);
