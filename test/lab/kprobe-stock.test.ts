@@ -169,8 +169,9 @@ test(
       assert.ok(top, 'a ranked offender');
       assert.equal(top.module, 'test_lockup', `top offender ${top.function} [${top.module}]`);
       assert.match(top.function ?? '', /^test_/);
-      // Measured with the kprobe on the debug lab kernel: 78 of 240 stacks (33%) in test_lockup;
-      // the rest are the player's own process-context writes, 9p reads and user mode.
+      // Measured: 179 of 238 stacks (75%) in test_lockup on the stock kernel, 78 of 240 (33%) with
+      // the kprobe on the debug kernel; the rest are the player's own process-context writes,
+      // 9p reads and user mode. The ranking, not the share, is the claim.
       assert.ok(named / xruns.length >= 0.2, `only ${named} of ${xruns.length} name test_lockup`);
     } finally {
       rmSync(join(out, '..'), { recursive: true, force: true });
