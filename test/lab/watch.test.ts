@@ -64,9 +64,9 @@ test(
       // run. SCHED_FIFO like PipeWire's and JACK's audio threads, so its xruns come from
       // interrupts held off, not from sharing CPU 0 with the injector's busy cooldown
       // (measured: 45 of 62 dumps in test_lockup code with it, under half without).
-      // It plays until killed (node starts slowly under TCG on a busy host).
-      'chrt -f 70 aplay -D hw:0,0 -t raw -f S16_LE -r 48000 -c 2 --period-size=256 --buffer-size=512 /dev/zero 2> $W/aplay.err &',
-      'player=$!',
+      // It plays until told to stop (node starts slowly under TCG on a busy host). Once, aplay
+      // was seen gone before watch started: it is restarted then, and the count is printed.
+      '(while [ ! -e /run/stop-player ]; do chrt -f 70 aplay -D hw:0,0 -t raw -f S16_LE -r 48000 -c 2 --period-size=256 --buffer-size=512 /dev/zero 2>> $W/aplay.err & echo $! > /run/player.pid; echo start >> /run/player.starts; wait $!; done) &',
       // IO load with fsync on the ext4 scratch disk, on the other CPU.
       "taskset -c 1 sh -c 'while :; do dd if=/dev/zero of=/mnt/scratch/load bs=1M count=16 conv=fsync status=none; rm -f /mnt/scratch/load; done' &",
       'load=$!',
@@ -83,8 +83,10 @@ test(
       'kill -INT $w; wait $w',
       'echo "watch2 exit: $?"',
       'echo "xrun_debug after: $(cat $X)"',
-      'kill $load $player 2>/dev/null; wait 2>/dev/null',
+      'touch /run/stop-player; kill $load $(cat /run/player.pid) 2>/dev/null; wait 2>/dev/null',
+      'echo "player starts: $(grep -c start /run/player.starts)"',
       'echo "aplay underruns: $(grep -c underrun $W/aplay.err)"',
+      'echo "aplay said: $(grep -v underrun $W/aplay.err | tail -n 3)"',
       'cp -r $W/. .',
     ].join('\n');
     try {
@@ -99,7 +101,11 @@ test(
       assert.match(r.stdout, /xrun_debug before: 0\b/);
 
       // 1. --until-xruns: stops by itself with the player named and test_lockup ranked first.
-      assert.match(r.stdout, /watch1 exit: 2\b/, `watch1 stderr:\n${guestErr('watch1.err')}`);
+      assert.match(
+        r.stdout,
+        /watch1 exit: 2\b/,
+        `guest said: ${r.stdout}\nwatch1 stderr:\n${guestErr('watch1.err')}`,
+      );
       assert.match(r.stdout, /xrun_debug between: 0\b/, 'restored after --until-xruns');
       const w1 = parseNdjson(readFileSync(join(out, 'watch1.ndjson'), 'utf8'));
       const start = w1.find((l) => l.type === 'watch-start');
