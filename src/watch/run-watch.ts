@@ -580,6 +580,10 @@ async function runWatch(
       const i = limitations.findIndex((x) => x.startsWith('No xrun_debug'));
       if (i >= 0) limitations.splice(i, 1);
       note('capturing XRUN stacks through a kprobe on __snd_pcm_xrun (trace_pipe)');
+      if (streams.length > 1)
+        limitations.push(
+          `The kprobe backend does not name the PCM of an XRUN: with ${streams.length} streams watched, its events cannot be put down to one stream and are counted apart (watch one stream with --pcm to attribute them).`,
+        );
     }
     if (source) {
       const src = source;

@@ -171,6 +171,7 @@ export function renderRankingText(r: WatchRanking, elapsedMs: number, topN = 5):
       `   interrupted: kernel ${pct(c.kernel)}, idle ${pct(c.idle)}, user ${pct(c.user)}, none ${pct(c.none)}`,
     );
   }
-  if (r.otherEvents > 0) lines.push(`   ${r.otherEvents} event(s) on streams not watched`);
+  if (r.otherEvents > 0)
+    lines.push(`   ${r.otherEvents} event(s) on streams not watched (or naming no stream)`);
   return lines.join('\n') + '\n';
 }

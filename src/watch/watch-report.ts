@@ -350,7 +350,7 @@ export function renderWatchText(report: SessionReport, summary: WatchSummary): s
   }
   out.push('', 'Kernel capture');
   out.push(
-    `  source: ${report.kernelCapture.source}; xrun_debug: ${report.kernelCapture.pcm ? `${report.kernelCapture.pcm} mask ${report.kernelCapture.mask ?? '-'}` : 'not set'}; lost messages: ${report.kernelCapture.lostMessages}; ${r.otherEvents} event(s) on other streams`,
+    `  source: ${report.kernelCapture.source}; xrun_debug: ${report.kernelCapture.pcm ? `${report.kernelCapture.pcm} mask ${report.kernelCapture.mask ?? '-'}` : 'not set'}; lost messages: ${report.kernelCapture.lostMessages}; ${r.otherEvents} event(s) on other streams or naming none`,
   );
   for (const x of report.limitations) out.push(`  - ${x}`);
   out.push(`  stopped: ${summary.stopReason}`);
