@@ -49,7 +49,10 @@ class MockTracefs implements SettingFileIo, TracefsFolderOps {
   private get p() {
     return kprobePaths(this.dir);
   }
+  /** kprobe_profile as the kernel would print it for the probe. */
+  profileText = '';
   read(path: string): string {
+    if (path === join(this.dir, 'kprobe_profile')) return this.profileText;
     if (path === this.p.kprobeEvents)
       return [...this.probes.entries()].map(([n, d]) => `p:${n} ${d}\n`).join('');
     const v = this.instance?.files.get(path);
@@ -400,6 +403,20 @@ test('a module first caught without symbols (loading) is snapshotted at a later 
     await t.source.close();
     await reading;
     assert.deepEqual(lines, [' => test_unlock+0x5d/0x3f00 [test_lockup]']);
+  } finally {
+    t.done();
+  }
+});
+
+test('kprobe_profile at close: misses are reported, hits kept', async () => {
+  const t = setup();
+  try {
+    await t.source.start(new AbortController().signal);
+    t.kernel.profileText =
+      '  someone_else                                       5               0\n  xrun                                              1174               3\n';
+    await t.source.close();
+    assert.deepEqual(t.source.profile, { hits: 1174, missed: 3 });
+    assert.ok(t.source.warnings.some((w) => /skipped the kprobe 3 times of 1177/.test(w)));
   } finally {
     t.done();
   }

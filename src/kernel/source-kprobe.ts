@@ -33,6 +33,7 @@ import {
   parseLostEvents,
   parseProcModules,
   parseAsoundCards,
+  parseKprobeProfile,
   parseTraceMarker,
   resolveRawFrameLine,
   stacktraceTrigger,
@@ -40,6 +41,7 @@ import {
   stripStreamArgs,
 } from './tracefs.js';
 import type {
+  ProbeProfile,
   LoadedModule,
   ModuleSymbolSnapshot,
   ProbeArmState,
@@ -115,6 +117,8 @@ export const realTracefsFolderOps: TracefsFolderOps = {
 export type KprobeCaptureSource = KernelCaptureSource & {
   /** Set once start() succeeded. */
   readonly setup: KprobeSetup | null;
+  /** Probe hits and misses read from kprobe_profile at close (null before, or when unreadable). */
+  readonly profile: ProbeProfile | null;
   /** What close() put back (null before close or when nothing was changed). */
   readonly restoreReport: RestoreReport | null;
 };
@@ -163,6 +167,7 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
   let lost = 0;
   let restoreReport: RestoreReport | null = null;
   let resolvedFrames = 0;
+  let profile: ProbeProfile | null = null;
   let cards = new Map<number, string>();
   let argsMismatchWarned = false;
   // Module symbol snapshot (ftrace names module frames only while the module is loaded).
@@ -185,6 +190,14 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
   const teardown = (): RestoreReport | null => {
     closeFd();
     if (!journal) return restoreReport;
+    if (setup) {
+      // Before the probe goes: how often it fired, and how often the kernel skipped it.
+      try {
+        profile = parseKprobeProfile(io.read(join(setup.tracefs, 'kprobe_profile')));
+      } catch {
+        profile = null;
+      }
+    }
     const j = journal;
     journal = null;
     process.off('exit', onExit);
@@ -471,6 +484,9 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
     get restoreReport() {
       return restoreReport;
     },
+    get profile() {
+      return profile;
+    },
     async start(signal: AbortSignal) {
       try {
         setup = install();
@@ -493,6 +509,10 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
             `could not restore ${f.path} (${f.value}): ${f.error}; run "xrunhunt debug restore"`,
           );
       }
+      if (profile && profile.missed > 0)
+        warnings.push(
+          `the kernel skipped the kprobe ${profile.missed} times of ${profile.hits + profile.missed} (kprobe_profile "missed": a hit while another probe or ftrace callback ran): those XRUNs have no stack`,
+        );
       if (resolvedFrames > 0)
         warnings.push(
           `${resolvedFrames} stack frames of since-unloaded modules were named from a symbol snapshot taken while they were loaded`,

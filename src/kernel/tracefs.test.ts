@@ -12,6 +12,7 @@ import {
   parseKprobeList,
   parseLockdown,
   parseLostEvents,
+  parseKprobeProfile,
   parseProcModules,
   parseTraceMarker,
   resolveRawFrameLine,
@@ -175,4 +176,15 @@ test('failure explanations name root, lockdown and the missing kernel option', (
     /CONFIG_KPROBE_EVENTS=y/,
   );
   assert.match(explainKprobeFailure({ ...base, euid: 0, errno: 'EBUSY' }).hint, /-:xrunhunt\/xrun/);
+});
+
+test('kprobe_profile: hits and misses of the xrunhunt event', () => {
+  assert.deepEqual(
+    parseKprobeProfile('  xrun                                          42               1\n'),
+    {
+      hits: 42,
+      missed: 1,
+    },
+  );
+  assert.equal(parseKprobeProfile('  other                    42  1\n'), null);
 });

@@ -325,3 +325,19 @@ export function explainKprobeFailure(c: KprobeFailureContext): { message: string
     hint: 'see the kernel log (dmesg) for the kernel’s reason; run "xrunhunt doctor"',
   };
 }
+
+/** Hits and misses of one probe, from tracefs `kprobe_profile`. */
+export interface ProbeProfile {
+  hits: number;
+  missed: number;
+}
+
+// Reads `kprobe_profile` (`  xrun    1174    0`: event name, hits, missed) for xrunhunt's event.
+export function parseKprobeProfile(text: string, event = KPROBE_EVENT): ProbeProfile | null {
+  for (const line of text.split('\n')) {
+    const m = /^\s*(\S+)\s+(\d+)\s+(\d+)\s*$/.exec(line);
+    if (m && (m[1] === event || m[1] === `${KPROBE_GROUP}/${event}`))
+      return { hits: Number(m[2]), missed: Number(m[3]) };
+  }
+  return null;
+}
