@@ -536,7 +536,7 @@ async function runWatch(
       const stream = attributeStream(se.pcm, streams);
       const x: WatchXrun = {
         index: events.length - 1,
-        timeMs: se.sessionMs ?? now,
+        timeMs: now,
         pcm: se.pcm,
         stream: stream ? streamLabel(stream) : null,
         owner: stream?.owner ?? null,

@@ -254,7 +254,10 @@ export function buildWatchReport(c: WatchCollected): {
   const mine = c.xruns.filter((x) => x.stream !== null && x.event.kind === 'xrun');
   const xrunEventIndex = mine.map((x) => indexOf.get(x.event) ?? x.index);
   const xruns: CollectedXrun[] = mine.map((x) => {
-    const ms = x.event.sessionMs ?? x.timeMs;
+    // The kernel's own time when the clocks were aligned; a time before the watch began
+    // means a bad offset, so the time the dump was read is used instead.
+    const k = x.event.sessionMs;
+    const ms = k !== null && k >= 0 ? k : x.timeMs;
     return { timeMs: ms, monotonicNs: Math.round(c.startNs + ms * 1e6), durationMs: null };
   });
   const report = buildSessionReport({
