@@ -437,6 +437,22 @@ async function runWatch(
     logPath: log?.path ?? null,
   });
   emitLogged({ type: 'watch-start', timeMs: elapsed(), streams: streams.map(streamInfo) });
+  // The dashboard's stream panel shows the (first) watched stream as the one "playing".
+  const first = streams[0];
+  if (first && first.hw.rateHz && first.hw.periodFrames && first.hw.bufferFrames) {
+    emitLogged({
+      type: 'playback-started',
+      timeMs: elapsed(),
+      device: streamLabel(first),
+      granted: {
+        rateHz: first.hw.rateHz,
+        periodFrames: first.hw.periodFrames,
+        bufferFrames: first.hw.bufferFrames,
+      },
+      policy: `played by ${first.owner ?? 'an unknown owner'}`,
+      hwPcm: first.pcm,
+    });
+  }
   for (const s of streams) {
     note(
       `watching ${streamLabel(s)}: ${s.hw.periodFrames ?? '?'} / ${s.hw.bufferFrames ?? '?'} frames at ${s.hw.rateHz ?? '?'} Hz${s.kernel.reports ? '' : ` (${s.kernel.reason})`}`,
