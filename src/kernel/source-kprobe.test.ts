@@ -417,6 +417,9 @@ test('kprobe_profile at close: misses are reported, hits kept', async () => {
     await t.source.close();
     assert.deepEqual(t.source.profile, { hits: 1174, missed: 3 });
     assert.ok(t.source.warnings.some((w) => /skipped the kprobe 3 times of 1177/.test(w)));
+    assert.ok(
+      t.source.warnings.some((w) => /fired 1174 times but trace_pipe delivered 0 hits/.test(w)),
+    );
   } finally {
     t.done();
   }

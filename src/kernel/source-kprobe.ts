@@ -168,6 +168,8 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
   let restoreReport: RestoreReport | null = null;
   let resolvedFrames = 0;
   let profile: ProbeProfile | null = null;
+  /** Probe hits seen in trace_pipe (compared with kprobe_profile's count at close). */
+  let hitLines = 0;
   let cards = new Map<number, string>();
   let argsMismatchWarned = false;
   // Module symbol snapshot (ftrace names module frames only while the module is loaded).
@@ -264,6 +266,7 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
         }
       }
       if (marked) continue;
+      if (raw.includes(`: ${KPROBE_EVENT}: (`)) hitLines++;
       let line = resolveRawFrameLine(raw, snapshot, modules);
       if (checkStreamArgs(line, cards) === 'mismatch') {
         // The structure offsets do not fit this kernel: never report a wrong stream.
@@ -509,6 +512,10 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
             `could not restore ${f.path} (${f.value}): ${f.error}; run "xrunhunt debug restore"`,
           );
       }
+      if (profile && profile.hits > hitLines)
+        warnings.push(
+          `the kprobe fired ${profile.hits} times but trace_pipe delivered ${hitLines} hits: ${profile.hits - hitLines} were dropped by the trace buffer`,
+        );
       if (profile && profile.missed > 0)
         warnings.push(
           `the kernel skipped the kprobe ${profile.missed} times of ${profile.hits + profile.missed} (kprobe_profile "missed": a hit while another probe or ftrace callback ran): those XRUNs have no stack`,
