@@ -197,6 +197,11 @@ test('a playing stream: owner named, period/buffer read, xrun_debug set then res
   assert.equal(bundle.params?.periodFrames, 256);
   const analyze = await runCli(['analyze', join(out, 'bundle.json.gz'), '--json']);
   assert.equal(analyze.code, 0, analyze.stderr);
+  const compare = await runCli(['compare', out, out]);
+  assert.equal(compare.code, 0, compare.stderr);
+  assert.match(compare.stdout, /watch: pcmC0D0p \(pipewire, pid 4242\), period 256 \/ buffer 512/);
+  const aggregate = await runCli(['aggregate', out, '--json', '--db', join(work, 'fleet.db')]);
+  assert.equal(aggregate.code, 0, aggregate.stderr);
 });
 
 test('an owner that keeps the kernel from stopping its stream: said plainly, underruns counted from its counters', async () => {
