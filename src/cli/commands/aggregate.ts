@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
+import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeJson, writeNdjson } from '../output.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration, parseInteger } from '../../units.js';
@@ -208,13 +209,14 @@ Without files, shows the ranking of what the store already holds.`,
         const { writeAggregateHtml } = await import('../../report-html/index.js');
         await writeAggregateHtml(html!, ranking, [['store', dbPath]]);
       };
-      dash =
-        values.tui && values.watch && io.stdoutIsTTY && !values.json
-          ? (await import('../../tui/fleet-dashboard.js')).startFleetDashboard(
-              io,
-              paths.map(displayName),
-            )
-          : null;
+      const wantDash = values.tui && values.watch && io.stdoutIsTTY && !values.json;
+      if (wantDash) preferLiveTerminal(io.stdoutIsTTY);
+      dash = wantDash
+        ? (await import('../../tui/fleet-dashboard.js')).startFleetDashboard(
+            io,
+            paths.map(displayName),
+          )
+        : null;
       const show = (ranking: FleetRanking, ingest: IngestReport | null): void => {
         if (html && values.watch) {
           writeHtml(ranking).catch((err: unknown) =>

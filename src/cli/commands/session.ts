@@ -5,6 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
+import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeJson } from '../output.js';
 import { defaultJournalDir } from '../../proc/index.js';
 import { machineId } from '../../bundle/index.js';
@@ -220,6 +221,7 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
       );
     }
     if (v.tui) {
+      preferLiveTerminal(v.json ? io.stderrIsTTY : io.stdoutIsTTY);
       const { runDashboard } = await import('../../tui/run-dashboard.js');
       // With --json the dashboard draws on stderr, so stdout stays one JSON document.
       await runDashboard(handle, {

@@ -7,6 +7,7 @@ import { homedir, tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
+import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeNdjson } from '../output.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration, parseInteger } from '../../units.js';
@@ -226,6 +227,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
       });
     }
     if (v.tui) {
+      preferLiveTerminal(io.stdoutIsTTY);
       const { runDashboard } = await import('../../tui/run-dashboard.js');
       await runDashboard(handle, {
         stdout: io.stdout,
