@@ -390,3 +390,27 @@ test('signatures name functions only, so a module and a built-in build group tog
   assert.equal(builtIn.events[0]!.offender.signature, 'test_unlock');
   assert.equal(asModule.events[0]!.offender.module, 'test_lockup');
 });
+
+test('a period interrupt that hits another interrupt on its way out looks through to what that one broke into', () => {
+  // Shape seen in the lab under preempt=full: RIP irqentry_exit, then the reschedule IPI's
+  // entry frame and ITS registers (the instruction it interrupted), then the real callers.
+  const lines = [
+    X,
+    'CPU: 0 PID: 301 Comm: insmod Tainted: G           O       6.1.192 #1',
+    'Call Trace:',
+    ...IRQ_CHAIN,
+    'RIP: 0010:irqentry_exit+0x33/0x40',
+    'RSP: 0018:ffff9dd640053dd0 EFLAGS: 00000286',
+    ' asm_sysvec_reschedule_ipi+0x16/0x20',
+    'RIP: 0010:_raw_spin_unlock_irqrestore+0x1d/0x30',
+    'RSP: 0018:ffff9dd640053e40 EFLAGS: 00000246',
+    ' ? _raw_spin_unlock_irqrestore+0x15/0x30',
+    ' test_lockup+0x18d/0x3f0 [test_lockup]',
+    ' ? test_lockup_init+0x4cb/0x1000 [test_lockup]',
+    ' </TASK>',
+  ];
+  const o = analyzeText(lines.join('\n')).events[0]!.offender;
+  assert.equal(o.class, 'kernel');
+  assert.equal(o.function, 'test_lockup');
+  assert.equal(o.signature, '_raw_spin_unlock_irqrestore | test_lockup');
+});

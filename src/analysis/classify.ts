@@ -97,6 +97,9 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
           frames.push(regsFrame);
           marked.push('task');
         }
+        // Later register lines belong to this one (i386 EIP pairs, syzkaller inline chains)
+        // unless another interrupt entry comes first.
+        atBoundary = false;
       } else if (
         regsMode === 'kernel' &&
         !regsFrame &&
@@ -108,6 +111,13 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
         regsFrame = { ...it.frame };
         frames.push(regsFrame);
         marked.push('task');
+      } else if (regsMode === 'kernel' && it.mode === 'kernel' && it.frame && atBoundary) {
+        // A nested interrupt: its entry frame is followed by its own registers, the
+        // instruction it interrupted (e.g. a reschedule IPI taken in _raw_spin_unlock_irqrestore,
+        // whose exit path the period interrupt then hit). That instruction is a frame.
+        frames.push({ ...it.frame });
+        marked.push('task');
+        atBoundary = false;
       } else if (
         regsFrame &&
         it.frame &&
