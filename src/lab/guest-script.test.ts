@@ -12,11 +12,18 @@ test('shellQuote leaves plain words alone and makes everything else literal', ()
   assert.equal(execFileSync('sh', ['-c', `printf %s ${shellQuote(word)}`]).toString(), word);
 });
 
-test('an argv command runs in the results dir with the lab environment', () => {
+test('an argv command runs in a tmpfs work dir, copied to the results share after it ends', () => {
   const s = renderRunScript({
     command: { kind: 'argv', argv: ['node', '/x/bin/xrunhunt.js', 'play', '--period', '64'] },
   });
-  assert.match(s, /^cd \/mnt\/results \|\| exit 125$/m);
+  assert.match(
+    s,
+    /^mkdir -p \/run\/xrunhunt-results && cd \/run\/xrunhunt-results \|\| exit 125$/m,
+  );
+  // Nothing is written to the 9p share while the command runs; everything is copied after.
+  const runAt = s.search(/^node \/x\/bin/m);
+  const copyAt = s.search(/^cp -a \/run\/xrunhunt-results\/\. \/mnt\/results\//m);
+  assert.ok(runAt > 0 && copyAt > runAt, s);
   assert.match(s, /^export XRUNHUNT_SCRATCH_DIR=\/mnt\/scratch$/m);
   assert.match(s, /^node \/x\/bin\/xrunhunt\.js play --period 64$/m);
   assert.doesNotMatch(s, /insmod|taskset/);
