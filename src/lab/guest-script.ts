@@ -48,6 +48,8 @@ export function renderRunScript(opts: RunScriptOptions): string {
     XRUNHUNT_LAB: '1',
     XRUNHUNT_SCRATCH_DIR: GUEST_SCRATCH_DIR,
     TMPDIR: `${GUEST_SCRATCH_DIR}/tmp`,
+    // /var/lib is read-only in the guest: every xrunhunt there journals on tmpfs, the same place.
+    XDG_STATE_HOME: '/run/xrunhunt-state',
     ...opts.env,
   };
   const lines = [
