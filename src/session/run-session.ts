@@ -3,7 +3,6 @@
 // PCM actually opened) → run (load phases, every event logged as it happens) → collect
 // (stop, drain the kernel log) → restore (xrun_debug: always) → analyze → correlate →
 // report → bundle. Every dependency that touches the machine comes in through SessionDeps.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -25,7 +24,7 @@ import {
 } from '../proc/index.js';
 import type { SelectedCapture } from '../kernel/source-select.js';
 import type { KernelCaptureSource } from './capture.js';
-import { EventLogWriter } from './event-log.js';
+import type { EventLogWriter } from './event-log.js';
 import type {
   SessionCheck,
   SessionControl,
@@ -47,7 +46,12 @@ import {
 } from './report-build.js';
 import type { SessionReport } from './report-model.js';
 import { renderReportText } from './report-text.js';
-import { BUNDLE_FILES, sessionToBundle, writeBundleFolder } from './session-bundle.js';
+import {
+  BUNDLE_FILES,
+  openBundleEventLog,
+  sessionToBundle,
+  writeBundleFolder,
+} from './session-bundle.js';
 import { takeXrunDebug, type XrunDebugGuard } from './xrun-debug-guard.js';
 
 /** After playback stops, keep reading the kernel log this long: the last dumps are
@@ -217,19 +221,8 @@ async function runSession(
   // ---- init ---------------------------------------------------------------------------
   let log: EventLogWriter | null = null;
   if (o.outDir) {
-    try {
-      mkdirSync(o.outDir, { recursive: true });
-      log = new EventLogWriter(join(o.outDir, BUNDLE_FILES.events));
-    } catch (err) {
-      throw new XrunhuntError(
-        'resource',
-        `cannot create the bundle folder ${o.outDir}: ${errMsg(err)}`,
-        {
-          hint: 'choose a writable folder with --out DIR',
-        },
-      );
-    }
-    const l = log;
+    const l = openBundleEventLog(o.outDir);
+    log = l;
     bus.on((e) => l.append(e));
   }
 

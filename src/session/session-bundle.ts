@@ -2,6 +2,7 @@
 // bundle folder: bundle.json.gz, events.ndjson (already written live), kernel.log and
 // report.txt. Scrubbed unless the user said --no-scrub. The mapping is pure; writing is
 // a thin shell over the bundle engineer's atomic writer.
+import { mkdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
@@ -16,6 +17,8 @@ import type {
 import { FORMAT_VERSION, scrubBundle, scrubText, writeBundle } from '../bundle/index.js';
 import type { ScrubKnown } from '../bundle/index.js';
 import type { SessionReport } from './report-model.js';
+import { EventLogWriter } from './event-log.js';
+import { XrunhuntError } from '../errors.js';
 
 /** The file names inside a bundle folder. */
 export const BUNDLE_FILES = {
@@ -158,4 +161,18 @@ export async function writeBundleFolder(w: WriteFolderInput): Promise<{
   await writeFile(paths.kernelLog, w.scrub ? scrubText(w.kernelLog, w.scrub) : w.kernelLog);
   await writeFile(paths.report, w.scrub ? scrubText(w.reportText, w.scrub) : w.reportText);
   return paths;
+}
+
+/** Creates the bundle folder and its append-only event log (sessions and watch share it). */
+export function openBundleEventLog(outDir: string): EventLogWriter {
+  try {
+    mkdirSync(outDir, { recursive: true });
+    return new EventLogWriter(join(outDir, BUNDLE_FILES.events));
+  } catch (err) {
+    throw new XrunhuntError(
+      'resource',
+      `cannot create the bundle folder ${outDir}: ${err instanceof Error ? err.message : String(err)}`,
+      { hint: 'choose a writable folder with --out DIR' },
+    );
+  }
 }

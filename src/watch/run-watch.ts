@@ -5,7 +5,6 @@
 // polls the streams' own counters for underruns the kernel does not report, and ends with
 // the same report and bundle as a session (kind 'watch'). Every machine access comes in
 // through WatchDeps.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import * as os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -28,7 +27,7 @@ import {
 } from '../proc/index.js';
 import type { SelectedCapture } from '../kernel/source-select.js';
 import type { KernelCaptureSource } from '../session/capture.js';
-import { EventLogWriter } from '../session/event-log.js';
+import type { EventLogWriter } from '../session/event-log.js';
 import type {
   SessionControl,
   SessionEvent,
@@ -39,7 +38,12 @@ import { SessionEventBus } from '../session/events.js';
 import { gatherHostFacts, type HostFacts } from '../session/host-facts.js';
 import { createLiveAnalyzer } from '../session/live-analyzer.js';
 import type { CaptureContext } from '../session/run-session.js';
-import { BUNDLE_FILES, sessionToBundle, writeBundleFolder } from '../session/session-bundle.js';
+import {
+  BUNDLE_FILES,
+  openBundleEventLog,
+  sessionToBundle,
+  writeBundleFolder,
+} from '../session/session-bundle.js';
 import type { SessionReport } from '../session/report-model.js';
 import { sampleShowsUnderrun } from './hidden-xruns.js';
 import type { LoadSampler } from './load-sampler.js';
@@ -408,18 +412,7 @@ async function runWatch(
   // ---- init ---------------------------------------------------------------------------
   let log: EventLogWriter | null = null;
   if (o.outDir) {
-    try {
-      mkdirSync(o.outDir, { recursive: true });
-      log = new EventLogWriter(join(o.outDir, BUNDLE_FILES.events));
-    } catch (err) {
-      throw new XrunhuntError(
-        'resource',
-        `cannot create the bundle folder ${o.outDir}: ${errMsg(err)}`,
-        {
-          hint: 'choose a writable folder with --out DIR',
-        },
-      );
-    }
+    log = openBundleEventLog(o.outDir);
   }
   const l = log;
   const emitLogged = (e: WatchEvent): void => {
