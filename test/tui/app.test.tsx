@@ -1,5 +1,6 @@
 // The live app under ink-testing-library: a real SessionEventBus feeds it; the session's
 // controls are a recording mock (there is no session here to pause or stop).
+import '../helpers/ink-interactive.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { render } from 'ink-testing-library';

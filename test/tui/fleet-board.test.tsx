@@ -1,5 +1,6 @@
 // The aggregate --watch --tui board, from a real fleet store ranking (SQLite in a temp
 // folder, filled from the project's bundle fixtures), rendered at 80 and 120 columns.
+import '../helpers/ink-interactive.js';
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

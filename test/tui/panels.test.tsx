@@ -1,4 +1,5 @@
 // Panels rendered to strings at the widths the layout gives them at 80 and 120 columns.
+import '../helpers/ink-interactive.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renderToString } from 'ink';

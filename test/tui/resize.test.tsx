@@ -1,5 +1,6 @@
 // The live app follows terminal resizes: a fake stdout (a mock: no terminal here) reports
 // 120×40, then 80×24 with a 'resize' event, and the next frame fits the new size.
+import '../helpers/ink-interactive.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
