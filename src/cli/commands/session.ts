@@ -5,6 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
+import { ROOT_OPTIONS } from '../root-options.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeJson } from '../output.js';
 import { defaultJournalDir } from '../../proc/index.js';
@@ -130,24 +131,7 @@ export const SESSION_OPTIONS = {
       'also write a self-contained HTML report (timeline, headroom, offenders, stacks) to FILE',
   },
   json: { type: 'boolean', description: 'print the report as one JSON document on stdout' },
-  'proc-root': {
-    type: 'string',
-    valueName: 'DIR',
-    default: '/proc',
-    description: 'read /proc files from DIR (a copied tree, tests)',
-  },
-  'sys-root': {
-    type: 'string',
-    valueName: 'DIR',
-    default: '/sys',
-    description: 'read /sys files from DIR (tests)',
-  },
-  'boot-root': {
-    type: 'string',
-    valueName: 'DIR',
-    default: '/boot',
-    description: 'look for config-<release> in DIR instead of /boot',
-  },
+  ...ROOT_OPTIONS,
 } as const;
 
 export default defineCommand({

@@ -7,6 +7,7 @@ import { homedir, tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
+import { ROOT_OPTIONS } from '../root-options.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeNdjson } from '../output.js';
 import { UsageError } from '../../errors.js';
@@ -128,24 +129,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
       description: 'NDJSON on stdout: every event as it happens, the report as the last line',
     },
     tui: { type: 'boolean', description: 'show the live dashboard while watching' },
-    'proc-root': {
-      type: 'string',
-      valueName: 'DIR',
-      default: '/proc',
-      description: 'read /proc files from DIR (a copied tree, tests)',
-    },
-    'sys-root': {
-      type: 'string',
-      valueName: 'DIR',
-      default: '/sys',
-      description: 'read /sys files from DIR (tests)',
-    },
-    'boot-root': {
-      type: 'string',
-      valueName: 'DIR',
-      default: '/boot',
-      description: 'look for config-<release> in DIR instead of /boot',
-    },
+    ...ROOT_OPTIONS,
   },
   async run(ctx) {
     const v = ctx.values;
