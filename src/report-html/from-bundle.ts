@@ -26,22 +26,9 @@ export function runViewFromBundle(
   for (const x of bundle.xruns) {
     if (x.kernelEventIndex !== null) sessionMsByEvent.set(x.kernelEventIndex, x.timeMs);
   }
-  const events: EventView[] = bundle.events.map((e, i) => ({
-    kind: e.kind,
-    pcm: e.pcm,
-    kernelTime: e.time,
-    sessionMs: sessionMsByEvent.get(i) ?? null,
-    line: null,
-    source: null,
-    offenderFrame:
-      e.offender.class === 'kernel' ? offenderFrameIndex(e.frames, e.offender.function) : null,
-    phase: e.phase,
-    offenderClass: e.offender.class,
-    offenderFunction: e.offender.function,
-    offenderModule: e.offender.module,
-    signature: e.offender.signature,
-    frames: [...e.frames],
-  }));
+  const events: EventView[] = bundle.events.map((e, i) =>
+    recordedEventView(e, sessionMsByEvent.get(i) ?? null),
+  );
   const phases: PhaseView[] = bundle.phases.map((ph) => ({
     name: ph.name,
     kind: ph.kind,
@@ -117,4 +104,30 @@ export function runViewFromBundle(
 /** Frames as milliseconds at a rate ("1.33 ms"). */
 export function framesMs(frames: number, rateHz: number): string {
   return `${Number(((frames / rateHz) * 1000).toFixed(2))} ms`;
+}
+
+/** A kernel event as bundles and session reports record it (plain data, frames as text). */
+export type RecordedEvent = Pick<
+  Bundle['events'][number],
+  'kind' | 'pcm' | 'time' | 'phase' | 'offender' | 'frames'
+>;
+
+/** The page's view of one recorded kernel event (from a bundle or a live session report). */
+export function recordedEventView(e: RecordedEvent, sessionMs: number | null): EventView {
+  return {
+    kind: e.kind,
+    pcm: e.pcm,
+    kernelTime: e.time,
+    sessionMs,
+    line: null,
+    source: null,
+    offenderFrame:
+      e.offender.class === 'kernel' ? offenderFrameIndex(e.frames, e.offender.function) : null,
+    phase: e.phase,
+    offenderClass: e.offender.class,
+    offenderFunction: e.offender.function,
+    offenderModule: e.offender.module,
+    signature: e.offender.signature,
+    frames: [...e.frames],
+  };
 }

@@ -1,9 +1,8 @@
 // SessionReport → RunView: what `session --html` shows (the same data `session --json` prints).
 import type { SessionReport } from '../session/report-model.js';
 import { formatDuration } from '../units.js';
-import { countClasses, framesMs } from './from-bundle.js';
+import { countClasses, framesMs, recordedEventView } from './from-bundle.js';
 import type { RunView } from './report-view.js';
-import { offenderFrameIndex } from './sections.js';
 
 /** Optional stream facts the report itself does not carry (granted by the device). */
 export interface GrantedStream {
@@ -96,21 +95,6 @@ export function runViewFromSessionReport(
       share: o.share,
     })),
     classCounts: countClasses(report.events.map((e) => e.offender.class)),
-    events: report.events.map((e) => ({
-      kind: e.kind,
-      pcm: e.pcm,
-      kernelTime: e.time,
-      sessionMs: e.sessionMs,
-      line: null,
-      source: null,
-      offenderFrame:
-        e.offender.class === 'kernel' ? offenderFrameIndex(e.frames, e.offender.function) : null,
-      phase: e.phase,
-      offenderClass: e.offender.class,
-      offenderFunction: e.offender.function,
-      offenderModule: e.offender.module,
-      signature: e.offender.signature,
-      frames: [...e.frames],
-    })),
+    events: report.events.map((e) => recordedEventView(e, e.sessionMs)),
   };
 }
