@@ -3,6 +3,7 @@
 // PCM actually opened) → run (load phases, every event logged as it happens) → collect
 // (stop, drain the kernel log) → restore (xrun_debug: always) → analyze → correlate →
 // report → bundle. Every dependency that touches the machine comes in through SessionDeps.
+import { createRunNotes } from './run-notes.js';
 import { join } from 'node:path';
 import * as os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -207,16 +208,11 @@ async function runSession(
   const t0 = deps.now();
   const elapsed = (): number => Number(deps.now() - t0) / 1e6;
   const emit = (e: SessionEvent): void => bus.emit(e);
-  const warnings: string[] = [];
-  const limitations: string[] = [];
-  const warn = (message: string): void => {
-    warnings.push(message);
-    emit({ type: 'warning', timeMs: elapsed(), message });
-    if (o.progress) o.stderr.write(`xrunhunt: warning: ${message}\n`);
-  };
-  const note = (line: string): void => {
-    if (o.progress) o.stderr.write(`xrunhunt: ${line}\n`);
-  };
+  const { warnings, limitations, warn, note } = createRunNotes({
+    emitWarning: (message) => emit({ type: 'warning', timeMs: elapsed(), message }),
+    progress: o.progress,
+    stderr: o.stderr,
+  });
 
   // ---- init ---------------------------------------------------------------------------
   let log: EventLogWriter | null = null;

@@ -5,6 +5,7 @@
 // polls the streams' own counters for underruns the kernel does not report, and ends with
 // the same report and bundle as a session (kind 'watch'). Every machine access comes in
 // through WatchDeps.
+import { createRunNotes } from '../session/run-notes.js';
 import { join } from 'node:path';
 import * as os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -398,16 +399,11 @@ async function runWatch(
   const rankEveryMs = o.rankEveryMs ?? DEFAULT_RANK_EVERY_MS;
   const t0 = deps.now();
   const elapsed = (): number => Number(deps.now() - t0) / 1e6;
-  const warnings: string[] = [];
-  const limitations: string[] = [];
-  const warn = (message: string): void => {
-    warnings.push(message);
-    emit({ type: 'warning', timeMs: elapsed(), message });
-    if (o.progress) o.stderr.write(`xrunhunt: warning: ${message}\n`);
-  };
-  const note = (line: string): void => {
-    if (o.progress) o.stderr.write(`xrunhunt: ${line}\n`);
-  };
+  const { warnings, limitations, warn, note } = createRunNotes({
+    emitWarning: (message) => emit({ type: 'warning', timeMs: elapsed(), message }),
+    progress: o.progress,
+    stderr: o.stderr,
+  });
 
   // ---- init ---------------------------------------------------------------------------
   let log: EventLogWriter | null = null;
