@@ -4,6 +4,7 @@
 # real Linux kernel with a virtual sound card; the kernel is built once and cached under
 # ~/.cache/xrunhunt/lab). Extra arguments go to `xrunhunt session`.
 set -euo pipefail
+source "$(dirname "$0")/as-root.sh" "$0" "$@"
 cd "$(dirname "$0")/.."
 
 bash scripts/install-deps.sh
