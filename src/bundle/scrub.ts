@@ -1,22 +1,30 @@
-// Privacy scrubbing (pure): a bundle leaves the machine without the hostname, user names,
-// home paths or network addresses, replaced by fixed placeholders so the remaining text
-// (device names, warnings, frames) still reads naturally. The shell passes the names it
-// knows (os.hostname(), the login user); generic patterns catch the rest.
+// Privacy scrubbing (pure): a bundle folder leaves the machine without host names, user
+// names, home folders, network and hardware addresses, serial numbers, UUIDs or e-mail
+// addresses, each replaced by a fixed placeholder so the remaining text (device names,
+// warnings, stack frames) still reads naturally. The shell passes what it knows
+// (scrub-known.ts: host names, login names, serials read from /sys); generic patterns
+// (scrub-patterns.ts) catch the rest. Compile once with createScrubber, then scrub as many
+// strings, lines or bundles as needed.
 import type { Bundle } from './schema.js';
+import { GENERIC_RULES, HTML_PLACEHOLDERS, PLACEHOLDERS } from './scrub-patterns.js';
+import type { Placeholders, ScrubRule } from './scrub-patterns.js';
+import { compileNameRules } from './scrub-names.js';
+import type { ScrubKnown } from './scrub-names.js';
 
-/** Names known to identify this machine or person (from the shell: hostname, user). */
-export interface ScrubKnown {
-  hostnames: string[];
-  users: string[];
+export { PLACEHOLDERS, HTML_PLACEHOLDERS } from './scrub-patterns.js';
+export type { ScrubKnown } from './scrub-names.js';
+
+/** A compiled scrubber: the known names turned into patterns once, applied to any text. */
+export interface Scrubber {
+  /** Scrubs plain text (one line or many; no rule crosses a line break). */
+  text(s: string): string;
+  /** Scrubs HTML source: the same rules, placeholders entity-escaped. */
+  html(s: string): string;
+  /** Scrubs every string (keys too) of a JSON-like value; returns a new value. */
+  value<T>(v: T): T;
+  /** Scrubs a bundle (identifiers xrunhunt wrote itself are kept) and marks it scrubbed. */
+  bundle(b: Bundle): Bundle;
 }
-
-export const PLACEHOLDERS = {
-  host: '<host>',
-  user: '<user>',
-  home: '/home/<user>',
-  ip: '<ip>',
-  mac: '<mac>',
-} as const;
 
 // Top-level fields that are identifiers or enums xrunhunt itself wrote: never rewritten.
 const KEEP_TOP = new Set([
@@ -28,62 +36,52 @@ const KEEP_TOP = new Set([
   'rulesVersion',
 ]);
 
-const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const NO_NAMES: ScrubKnown = { hostnames: [], users: [] };
 
-const MAC_RE = /\b(?:[0-9a-f]{2}[:-]){5}[0-9a-f]{2}\b/gi;
-const IPV4_RE = /\b(?:25[0-5]|2[0-4]\d|1?\d?\d)(?:\.(?:25[0-5]|2[0-4]\d|1?\d?\d)){3}\b/g;
-// Full 8-group form, or a compressed form with "::" and at least one group (so clock
-// times like 12:34:56 are not mistaken for addresses).
-const IPV6_RE =
-  /(?<![\w:])(?:(?:[0-9a-f]{1,4}:){7}[0-9a-f]{1,4}|(?:[0-9a-f]{1,4}:){1,6}:(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*)?|::(?:[0-9a-f]{1,4}(?::[0-9a-f]{1,4})*))(?![\w:])/gi;
-const HOME_RE = /\/(?:home|Users)\/[^/\s'"`:,;)\]]+/g;
-const ROOT_HOME_RE = /(?<![\w.-])\/root(?=\/|\b|$)/g;
-// Fully qualified host names: at least host.domain.tld with a common or private TLD.
-const FQDN_RE =
-  /\b[a-z0-9](?:[a-z0-9-]{0,62})(?:\.[a-z0-9-]{1,63})+\.(?:com|org|net|edu|gov|io|de|uk|fr|nl|se|fi|no|it|es|pl|cz|ru|jp|cn|br|ca|au|ch|at|be|dk|local|lan|home|internal|localdomain|corp|intra)\b/gi;
-
-/** Replaces identifying substrings in one string; exported for log excerpts and warnings. */
-export function scrubText(text: string, known: ScrubKnown = { hostnames: [], users: [] }): string {
-  let s = text.replace(HOME_RE, PLACEHOLDERS.home).replace(ROOT_HOME_RE, PLACEHOLDERS.home);
-  s = s.replace(MAC_RE, PLACEHOLDERS.mac).replace(IPV6_RE, PLACEHOLDERS.ip);
-  s = s.replace(IPV4_RE, PLACEHOLDERS.ip).replace(FQDN_RE, PLACEHOLDERS.host);
-  // Longest first so "box.lan" wins over "box".
-  const hosts = [...known.hostnames]
-    .filter((h) => h.length >= 2)
-    .sort((a, b) => b.length - a.length);
-  for (const h of hosts) {
-    s = s.replace(new RegExp(`(?<![\\w-])${escapeRe(h)}(?![\\w-])`, 'gi'), PLACEHOLDERS.host);
-  }
-  const users = known.users.filter((u) => u.length >= 2 && u !== 'root');
-  for (const u of users) {
-    s = s.replace(new RegExp(`(?<![\\w-])${escapeRe(u)}(?![\\w-])`, 'g'), PLACEHOLDERS.user);
-  }
-  return s;
+function run(rules: readonly ScrubRule[], s: string, ph: Placeholders): string {
+  let out = s;
+  for (const r of rules) out = r(out, ph);
+  return out;
 }
 
-function walk(v: unknown, known: ScrubKnown): unknown {
-  if (typeof v === 'string') return scrubText(v, known);
-  if (Array.isArray(v)) return v.map((x) => walk(x, known));
-  if (typeof v === 'object' && v !== null) {
-    const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = walk(x, known);
-    return out;
-  }
-  return v;
+/** Compiles a scrubber for these known names; exists so per-line scrubbing compiles once. */
+export function createScrubber(known: ScrubKnown = NO_NAMES): Scrubber {
+  const rules: ScrubRule[] = [...GENERIC_RULES, ...compileNameRules(known)];
+  const text = (s: string): string => run(rules, s, PLACEHOLDERS);
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return text(v);
+    if (Array.isArray(v)) return v.map(walk);
+    if (typeof v === 'object' && v !== null) {
+      const out: Record<string, unknown> = {};
+      for (const [k, x] of Object.entries(v)) out[text(k)] = walk(x);
+      return out;
+    }
+    return v;
+  };
+  return {
+    text,
+    html: (s) => run(rules, s, HTML_PLACEHOLDERS),
+    value: <T>(v: T): T => walk(v) as T,
+    bundle(b: Bundle): Bundle {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(b)) {
+        out[k] = KEEP_TOP.has(k) ? structuredClone(v) : walk(v);
+      }
+      out['scrubbed'] = true;
+      return out as unknown as Bundle;
+    },
+  };
+}
+
+/** Replaces identifying substrings in one string; exported for log excerpts and warnings. */
+export function scrubText(text: string, known: ScrubKnown = NO_NAMES): string {
+  return createScrubber(known).text(text);
 }
 
 /**
  * Returns a copy of the bundle with identifying text replaced and `scrubbed: true`; the
  * input is not modified. Exists because bundles are meant to be mailed and uploaded.
  */
-export function scrubBundle(
-  bundle: Bundle,
-  known: ScrubKnown = { hostnames: [], users: [] },
-): Bundle {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(bundle)) {
-    out[k] = KEEP_TOP.has(k) ? structuredClone(v) : walk(v, known);
-  }
-  out['scrubbed'] = true;
-  return out as unknown as Bundle;
+export function scrubBundle(bundle: Bundle, known: ScrubKnown = NO_NAMES): Bundle {
+  return createScrubber(known).bundle(bundle);
 }
