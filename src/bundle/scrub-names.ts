@@ -99,6 +99,8 @@ const PLACEHOLDER_VALUES = new Set(
   ].map((s) => s.toLowerCase()),
 );
 
+const PCI_ADDRESS_RE = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/i;
+
 /** Keeps the exact identifiers worth replacing: long enough, not filler, not one repeated digit. */
 export function usableIdentifiers(values: readonly string[]): string[] {
   return unique(
@@ -110,15 +112,20 @@ export function usableIdentifiers(values: readonly string[]): string[] {
           !PLACEHOLDER_VALUES.has(v.toLowerCase()) &&
           !/^(.)\1*$/.test(v.replace(/[-\s]/g, '')) &&
           /[0-9]/.test(v) &&
-          !/^\d{1,4}$/.test(v),
+          !/^\d{1,4}$/.test(v) &&
+          // A USB root hub's "serial" is its PCI address: kernel text needs those intact.
+          !PCI_ADDRESS_RE.test(v),
       ),
   );
 }
 
 const USER_CONTEXT_ANCHOR_RE = /user|login|owner|LOGNAME|uid=/gi;
-const WORD_EDGE_BEFORE = '(?<![\\p{L}_])';
+// A JSON string escape (`\n`, `\t`…) ends in a letter but is a separator: JSON quoted in
+// text (an HTML report, a pasted event line) must not hide "\nalice" behind its "n".
+const JSON_ESCAPE_BEHIND = '(?<=(?<!\\\\)\\\\[nrtbf])';
+const WORD_EDGE_BEFORE = `(?:(?<![\\p{L}_])|${JSON_ESCAPE_BEHIND})`;
 const WORD_EDGE_AFTER = '(?![\\p{L}_])';
-const NAME_EDGE_BEFORE = '(?<![\\p{L}\\p{N}_])';
+const NAME_EDGE_BEFORE = `(?:(?<![\\p{L}\\p{N}_])|${JSON_ESCAPE_BEHIND})`;
 const NAME_EDGE_AFTER = '(?![\\p{L}\\p{N}_])';
 
 function alternation(names: readonly string[]): string {

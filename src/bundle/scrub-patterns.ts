@@ -149,6 +149,8 @@ export function onAnchoredLines(s: string, anchor: RegExp, fn: (line: string) =>
   return out + s.slice(done);
 }
 
+// A USB root hub reports its PCI address as its serial number: not an identifier.
+const PCI_ADDRESS_RE = /^[0-9a-f]{4}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]$/i;
 const hasDigit = (s: string): boolean => /\d/.test(s);
 
 function scrubIpArg(value: string, ph: Placeholders): string {
@@ -174,7 +176,7 @@ export const GENERIC_RULES: readonly ScrubRule[] = [
   (s, ph) =>
     /serial|s\/n|\bsn\b/i.test(s)
       ? s.replace(SERIAL_KEY_RE, (m, k: string, sep: string, v: string) =>
-          /^\d{1,3}$/.test(v) || !hasDigit(v) ? m : k + sep + ph.serial,
+          /^\d{1,3}$/.test(v) || !hasDigit(v) || PCI_ADDRESS_RE.test(v) ? m : k + sep + ph.serial,
         )
       : s,
   (s, ph) =>

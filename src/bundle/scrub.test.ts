@@ -39,6 +39,11 @@ test('USB serial numbers go; the USB string-descriptor index and serial drivers 
     scrubText('usb 1-1.2: SerialNumber: 0123456789AB'),
     'usb 1-1.2: SerialNumber: <serial>',
   );
+  const rootHub = 'usb usb1: SerialNumber: 0000:00:14.0';
+  assert.equal(
+    scrubText(rootHub, { hostnames: [], users: [], identifiers: ['0000:00:14.0'] }),
+    rootHub,
+  );
   const index = 'usb 1-1: New USB device strings: Mfr=1, Product=2, SerialNumber=3';
   assert.equal(scrubText(index), index);
   const driver = 'Serial: 8250/16550 driver, 4 ports, IRQ sharing enabled';
@@ -227,6 +232,21 @@ test('HTML gets entity-escaped placeholders', () => {
     '<td>/home/&lt;user&gt; at &lt;ip&gt;</td>',
   );
   assert.equal(sc.html(sc.html('<td>/home/alice</td>')), '<td>/home/&lt;user&gt;</td>');
+});
+
+test('JSON quoted in text or HTML cannot hide a name behind an escape', () => {
+  const k = { hostnames: ['studio-pc'], users: ['alice'] };
+  assert.equal(scrubText('{"m":"x\\nalice\\tstudio-pc"}', k), '{"m":"x\\n<user>\\t<host>"}');
+  const sc = createScrubber(k);
+  const json = JSON.stringify({ log: 'mmc0: new SDHC card at address e624\nComm: alice <b>' })
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e');
+  const page = `<p>alice</p><script type="application/json">${json}</script><p>studio-pc</p>`;
+  const out = sc.html(page);
+  assert.ok(out.startsWith('<p>&lt;user&gt;</p><script type="application/json">'), out);
+  assert.ok(out.endsWith('</script><p>&lt;host&gt;</p>'), out);
+  const data = JSON.parse(/<script[^>]*>(.*)<\/script>/.exec(out)![1]!) as { log: string };
+  assert.equal(data.log, 'mmc0: new SDHC card at address <id>\nComm: <user> <b>');
 });
 
 test('every kernel-log fixture analyses the same after scrubbing, with names that collide', () => {

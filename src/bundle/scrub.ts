@@ -17,13 +17,13 @@ export type { ScrubKnown } from './scrub-names.js';
 /** A compiled scrubber: the known names turned into patterns once, applied to any text. */
 export interface Scrubber {
   /** Scrubs plain text (one line or many; no rule crosses a line break). */
-  text(s: string): string;
+  readonly text: (s: string) => string;
   /** Scrubs HTML source: the same rules, placeholders entity-escaped. */
-  html(s: string): string;
+  readonly html: (s: string) => string;
   /** Scrubs every string (keys too) of a JSON-like value; returns a new value. */
-  value<T>(v: T): T;
+  readonly value: <T>(v: T) => T;
   /** Scrubs a bundle (identifiers xrunhunt wrote itself are kept) and marks it scrubbed. */
-  bundle(b: Bundle): Bundle;
+  readonly bundle: (b: Bundle) => Bundle;
 }
 
 // Top-level fields that are identifiers or enums xrunhunt itself wrote: never rewritten.
@@ -35,6 +35,21 @@ const KEEP_TOP = new Set([
   'machineId',
   'rulesVersion',
 ]);
+
+// JSON data blocks in HTML (`<script type="application/json">`): parsed and walked, because
+// inside JSON a line break is the two letters "\n" and would glue onto the next word.
+const JSON_SCRIPT_RE =
+  /(<script\b[^>]*\btype=["']?application\/(?:ld\+)?json["']?[^>]*>)([^<]*(?:<(?!\/script)[^<]*)*)(<\/script>)/gi;
+
+/** JSON for a script block that cannot close the element (as the HTML reports write it). */
+function jsonForScript(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
 
 const NO_NAMES: ScrubKnown = { hostnames: [], users: [] };
 
@@ -58,11 +73,28 @@ export function createScrubber(known: ScrubKnown = NO_NAMES): Scrubber {
     }
     return v;
   };
+  const htmlText = (s: string): string => run(rules, s, HTML_PLACEHOLDERS);
+  const html = (s: string): string => {
+    if (!s.includes('<script')) return htmlText(s);
+    let out = '';
+    let last = 0;
+    for (const m of s.matchAll(JSON_SCRIPT_RE)) {
+      let body: string;
+      try {
+        body = jsonForScript(walk(JSON.parse(m[2]!) as unknown));
+      } catch {
+        body = htmlText(m[2]!);
+      }
+      out += htmlText(s.slice(last, m.index)) + m[1]! + body + m[3]!;
+      last = m.index + m[0].length;
+    }
+    return out + htmlText(s.slice(last));
+  };
   return {
     text,
-    html: (s) => run(rules, s, HTML_PLACEHOLDERS),
+    html,
     value: <T>(v: T): T => walk(v) as T,
-    bundle(b: Bundle): Bundle {
+    bundle: (b: Bundle): Bundle => {
       const out: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(b)) {
         out[k] = KEEP_TOP.has(k) ? structuredClone(v) : walk(v);

@@ -1,0 +1,198 @@
+// Scrubs a finished bundle folder in place (thin shell over the pure scrubber): the folder
+// the README tells users to attach holds more than bundle.json.gz — events.ndjson written
+// live during the run, the raw kernel.log, report.txt, an HTML report — and every one of
+// them must leave the machine without identifiers. Each file is rewritten atomically
+// (temp + fsync + rename) and streamed in batches of lines, so a 100 MB kernel log costs
+// no more memory than its longest line. Call it once every writer of the folder is closed:
+// a writer still holding events.ndjson open would append to the replaced file.
+import { open, readdir, lstat, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { XrunhuntError, errnoCode } from '../errors.js';
+import { inspectInputPath, requireRegularFileWithin } from '../io/input-path.js';
+import { quoteUntrusted } from '../text/untrusted-text.js';
+import { readBundle } from './read.js';
+import { rewriteLinesAtomic } from './rewrite-lines.js';
+import type { Scrubber } from './scrub.js';
+import { isBundleJson } from './validate.js';
+import { writeBundle, writeFileAtomic } from './write.js';
+
+/** How a file in a bundle folder is scrubbed, decided from its name. */
+export type BundleFileKind = 'bundle' | 'ndjson' | 'json' | 'html' | 'text' | 'text-gz' | 'sniff';
+
+/** Picks the scrub method for a file name (pure); 'sniff' = look at the bytes first. */
+export function bundleFileKind(name: string): BundleFileKind {
+  const n = name.toLowerCase();
+  if (n.endsWith('.json.gz')) return 'bundle';
+  if (n.endsWith('.ndjson') || n.endsWith('.jsonl')) return 'ndjson';
+  if (n.endsWith('.json')) return 'json';
+  if (/\.(?:html?|svg|xhtml)$/.test(n)) return 'html';
+  if (n.endsWith('.gz')) return 'text-gz';
+  if (/\.(?:txt|log|md|csv|tsv|text|out|err)$/.test(n)) return 'text';
+  return 'sniff';
+}
+
+// Temp files of xrunhunt's atomic writers (write.ts, rewrite-lines.ts): another writer may
+// be about to rename one into place, so they are not touched.
+const ATOMIC_TEMP_RE = /^\..+\.\d+\.[0-9a-f]{8}\.tmp$/;
+// A whole-file JSON document (not NDJSON, not a bundle) is read into memory: bounded.
+const MAX_JSON_BYTES = 64 * 1024 * 1024;
+const SNIFF_BYTES = 8192;
+
+/** Scrubs one NDJSON line: JSON values are walked (so escapes cannot hide a name); other text is scrubbed as text. */
+export function scrubNdjsonLine(line: string, scrubber: Scrubber): string {
+  if (line.trim() === '') return line;
+  try {
+    return JSON.stringify(scrubber.value(JSON.parse(line) as unknown));
+  } catch {
+    // A line cut short by a crash, or not JSON at all: still scrubbed, kept as it was otherwise.
+    return scrubber.text(line);
+  }
+}
+
+/**
+ * Rewrites a live-written event log (events.ndjson) scrubbed, streaming and atomically.
+ * Exists because the event log is appended during the run, before anyone could scrub it.
+ */
+export async function scrubEventLogFile(path: string, scrubber: Scrubber): Promise<void> {
+  requireRegularFileWithin(inspectInputPath(path), Number.MAX_SAFE_INTEGER, 'an event log');
+  await rewriteLinesAtomic(path, (batch) =>
+    batch
+      .split('\n')
+      .map((l) => scrubNdjsonLine(l, scrubber))
+      .join('\n'),
+  );
+}
+
+/** Rewrites a text (or HTML) file scrubbed, streaming and atomically; `.gz` stays gzipped. */
+export async function scrubTextFile(
+  path: string,
+  scrubber: Scrubber,
+  options: { html?: boolean; gzip?: boolean } = {},
+): Promise<void> {
+  requireRegularFileWithin(inspectInputPath(path), Number.MAX_SAFE_INTEGER, 'a text file');
+  const fn = options.html ? scrubber.html : scrubber.text;
+  await rewriteLinesAtomic(path, fn, { gzip: options.gzip === true });
+}
+
+/** Rewrites a bundle file scrubbed (read, validated, scrubbed, written atomically). */
+export async function scrubBundleFile(path: string, scrubber: Scrubber): Promise<void> {
+  await writeBundle(path, scrubber.bundle(await readBundle(path)));
+}
+
+async function scrubJsonFile(path: string, scrubber: Scrubber): Promise<void> {
+  requireRegularFileWithin(inspectInputPath(path), MAX_JSON_BYTES, 'a JSON file');
+  const text = await readFile(path, 'utf8');
+  if (isBundleJson(text)) return scrubBundleFile(path, scrubber);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return scrubTextFile(path, scrubber);
+  }
+  const indent = /^[[{]\r?\n( +)/.exec(text)?.[1]?.length ?? 0;
+  const out =
+    JSON.stringify(scrubber.value(value), null, indent) + (text.endsWith('\n') ? '\n' : '');
+  await writeFileAtomic(path, Buffer.from(out));
+}
+
+async function looksLikeText(path: string): Promise<boolean> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, SNIFF_BYTES, 0);
+    return !buf.subarray(0, bytesRead).includes(0);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** What happened to each entry of the folder; callers warn about `skipped` and `failed`. */
+export interface FolderScrubResult {
+  /** File names rewritten scrubbed. */
+  scrubbed: string[];
+  /** Entries left alone on purpose, with the reason (links, sub-folders, binary files…). */
+  skipped: { name: string; reason: string }[];
+  /** Files that could not be scrubbed (unreadable, corrupt bundle…): they still hold identifiers. */
+  failed: { name: string; error: string }[];
+}
+
+async function scrubOne(path: string, name: string, scrubber: Scrubber): Promise<string | null> {
+  switch (bundleFileKind(name)) {
+    case 'bundle':
+      await scrubBundleFile(path, scrubber);
+      return null;
+    case 'ndjson':
+      await scrubEventLogFile(path, scrubber);
+      return null;
+    case 'json':
+      await scrubJsonFile(path, scrubber);
+      return null;
+    case 'html':
+      await scrubTextFile(path, scrubber, { html: true });
+      return null;
+    case 'text-gz':
+      await scrubTextFile(path, scrubber, { gzip: true });
+      return null;
+    case 'text':
+      await scrubTextFile(path, scrubber);
+      return null;
+    case 'sniff':
+      if (!(await looksLikeText(path))) return 'binary file (holds NUL bytes): not scrubbed';
+      await scrubTextFile(path, scrubber);
+      return null;
+  }
+}
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/**
+ * Scrubs every text file of a bundle folder in place — bundle.json.gz, events.ndjson,
+ * kernel.log, report.txt, report.html and whatever else it holds — so the folder can be
+ * attached as a whole. Symbolic links, sub-folders, devices and binary files are never
+ * opened and are listed in `skipped`; per-file errors are listed in `failed`, not thrown.
+ */
+export async function scrubBundleFolder(
+  dir: string,
+  scrubber: Scrubber,
+): Promise<FolderScrubResult> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).sort();
+  } catch (err) {
+    const code = errnoCode(err);
+    throw new XrunhuntError(
+      code === 'ENOENT' ? 'not-found' : 'input',
+      `${quoteUntrusted(dir)}: expected a bundle folder, ${code === 'ENOTDIR' ? 'found a file' : `cannot list it (${code ?? message(err)})`}`,
+      { hint: 'name the folder a session or watch wrote (--out DIR)' },
+    );
+  }
+  const result: FolderScrubResult = { scrubbed: [], skipped: [], failed: [] };
+  for (const name of names) {
+    const path = join(dir, name);
+    try {
+      if (ATOMIC_TEMP_RE.test(name)) {
+        result.skipped.push({ name, reason: 'temporary file of a writer still at work' });
+        continue;
+      }
+      const st = await lstat(path);
+      if (st.isSymbolicLink()) {
+        result.skipped.push({ name, reason: 'symbolic link: not followed' });
+        continue;
+      }
+      if (st.isDirectory()) {
+        result.skipped.push({ name, reason: 'folder: not descended into' });
+        continue;
+      }
+      if (!st.isFile()) {
+        result.skipped.push({ name, reason: 'not a regular file' });
+        continue;
+      }
+      const skipped = await scrubOne(path, name, scrubber);
+      if (skipped) result.skipped.push({ name, reason: skipped });
+      else result.scrubbed.push(name);
+    } catch (err) {
+      result.failed.push({ name, error: quoteUntrusted(message(err)) });
+    }
+  }
+  return result;
+}
