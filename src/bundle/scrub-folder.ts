@@ -40,13 +40,27 @@ const SNIFF_BYTES = 8192;
 
 /** Scrubs one NDJSON line: JSON values are walked (so escapes cannot hide a name); other text is scrubbed as text. */
 export function scrubNdjsonLine(line: string, scrubber: Scrubber): string {
-  if (line.trim() === '') return line;
-  try {
-    return JSON.stringify(scrubber.value(JSON.parse(line) as unknown));
-  } catch {
-    // A line cut short by a crash, or not JSON at all: still scrubbed, kept as it was otherwise.
-    return scrubber.text(line);
-  }
+  return scrubNdjsonBatch(line, scrubber);
+}
+
+/** Scrubs a batch of NDJSON lines, all JSON values of the batch in one pass. */
+export function scrubNdjsonBatch(batch: string, scrubber: Scrubber): string {
+  const lines = batch.split('\n');
+  const parsed: unknown[] = [];
+  const where: number[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      parsed.push(JSON.parse(line) as unknown);
+      where.push(i);
+    } catch {
+      // A line cut short by a crash, or not JSON at all: still scrubbed, kept as it was otherwise.
+      lines[i] = scrubber.text(line);
+    }
+  });
+  const clean = scrubber.values(parsed);
+  where.forEach((lineIndex, k) => (lines[lineIndex] = JSON.stringify(clean[k])));
+  return lines.join('\n');
 }
 
 /**
@@ -55,12 +69,7 @@ export function scrubNdjsonLine(line: string, scrubber: Scrubber): string {
  */
 export async function scrubEventLogFile(path: string, scrubber: Scrubber): Promise<void> {
   requireRegularFileWithin(inspectInputPath(path), Number.MAX_SAFE_INTEGER, 'an event log');
-  await rewriteLinesAtomic(path, (batch) =>
-    batch
-      .split('\n')
-      .map((l) => scrubNdjsonLine(l, scrubber))
-      .join('\n'),
-  );
+  await rewriteLinesAtomic(path, (batch) => scrubNdjsonBatch(batch, scrubber));
 }
 
 /** Rewrites a text (or HTML) file scrubbed, streaming and atomically; `.gz` stays gzipped. */

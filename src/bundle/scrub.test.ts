@@ -225,6 +225,21 @@ test('scrubbing is idempotent and line-local (files are scrubbed in batches of l
   assert.equal(sc.text(lines.join('\n')), once.join('\n'), 'no rule crosses a line break');
 });
 
+test('values are scrubbed keys and all, without two keys overwriting each other', () => {
+  const sc = createScrubber({ hostnames: [], users: ['alice', 'bob'] });
+  assert.deepEqual(sc.value({ alice: 1, bob: [2, 'bob\nalice'], n: null, t: true }), {
+    '<user>': 1,
+    '<user>#2': [2, '<user>\n<user>'],
+    n: null,
+    t: true,
+  });
+  assert.deepEqual(sc.values(['alice', { x: 'two\nlines alice' }, 3]), [
+    '<user>',
+    { x: 'two\nlines <user>' },
+    3,
+  ]);
+});
+
 test('HTML gets entity-escaped placeholders', () => {
   const sc = createScrubber({ hostnames: [], users: ['alice'] });
   assert.equal(

@@ -22,6 +22,8 @@ export interface Scrubber {
   readonly html: (s: string) => string;
   /** Scrubs every string (keys too) of a JSON-like value; returns a new value. */
   readonly value: <T>(v: T) => T;
+  /** The same for many values at once (one pass over all their strings: much faster). */
+  readonly values: (vs: readonly unknown[]) => unknown[];
   /** Scrubs a bundle (identifiers xrunhunt wrote itself are kept) and marks it scrubbed. */
   readonly bundle: (b: Bundle) => Bundle;
 }
@@ -63,16 +65,57 @@ function run(rules: readonly ScrubRule[], s: string, ph: Placeholders): string {
 export function createScrubber(known: ScrubKnown = NO_NAMES): Scrubber {
   const rules: ScrubRule[] = [...GENERIC_RULES, ...compileNameRules(known)];
   const text = (s: string): string => run(rules, s, PLACEHOLDERS);
-  const walk = (v: unknown): unknown => {
-    if (typeof v === 'string') return text(v);
-    if (Array.isArray(v)) return v.map(walk);
+  // Values are scrubbed in one pass over all their strings joined by line breaks (no rule
+  // crosses one, no placeholder holds one): twenty regex scans per batch instead of twenty
+  // per string, which is what makes a 10 MB event log fast.
+  const collect = (v: unknown, acc: string[]): void => {
+    if (typeof v === 'string') acc.push(v);
+    else if (Array.isArray(v)) for (const x of v) collect(x, acc);
+    else if (typeof v === 'object' && v !== null) {
+      for (const [k, x] of Object.entries(v)) {
+        acc.push(k);
+        collect(x, acc);
+      }
+    }
+  };
+  const rebuild = (v: unknown, next: () => string): unknown => {
+    if (typeof v === 'string') return next();
+    if (Array.isArray(v)) return v.map((x) => rebuild(x, next));
     if (typeof v === 'object' && v !== null) {
       const out: Record<string, unknown> = {};
-      for (const [k, x] of Object.entries(v)) out[text(k)] = walk(x);
+      for (const [, x] of Object.entries(v)) {
+        let k = next();
+        // Two keys scrubbed to the same placeholder must not overwrite each other.
+        for (let n = 2; Object.hasOwn(out, k); n++) k = `${k.replace(/#\d+$/, '')}#${n}`;
+        out[k] = rebuild(x, next);
+      }
       return out;
     }
     return v;
   };
+  const strings = (xs: readonly string[]): string[] => {
+    if (xs.length === 0) return [];
+    const lines = text(xs.join('\n')).split('\n');
+    const out: string[] = [];
+    let at = 0;
+    for (const x of xs) {
+      let n = 1;
+      for (let i = x.indexOf('\n'); i !== -1; i = x.indexOf('\n', i + 1)) n++;
+      out.push(lines.slice(at, at + n).join('\n'));
+      at += n;
+    }
+    // A rule that changed the number of lines would misalign everything: never trust it.
+    return at === lines.length ? out : xs.map(text);
+  };
+  const values = (vs: readonly unknown[]): unknown[] => {
+    const acc: string[] = [];
+    for (const v of vs) collect(v, acc);
+    const clean = strings(acc);
+    let i = 0;
+    const next = (): string => clean[i++]!;
+    return vs.map((v) => rebuild(v, next));
+  };
+  const walk = (v: unknown): unknown => values([v])[0];
   const htmlText = (s: string): string => run(rules, s, HTML_PLACEHOLDERS);
   const html = (s: string): string => {
     if (!s.includes('<script')) return htmlText(s);
@@ -94,11 +137,13 @@ export function createScrubber(known: ScrubKnown = NO_NAMES): Scrubber {
     text,
     html,
     value: <T>(v: T): T => walk(v) as T,
+    values,
     bundle: (b: Bundle): Bundle => {
+      const entries = Object.entries(b).filter(([k]) => !KEEP_TOP.has(k));
+      const clean = values(entries.map(([, v]) => v));
       const out: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(b)) {
-        out[k] = KEEP_TOP.has(k) ? structuredClone(v) : walk(v);
-      }
+      for (const [k, v] of Object.entries(b)) out[k] = KEEP_TOP.has(k) ? structuredClone(v) : null;
+      entries.forEach(([k], i) => (out[k] = clean[i]));
       out['scrubbed'] = true;
       return out as unknown as Bundle;
     },
