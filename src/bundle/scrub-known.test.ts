@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { gatherScrubKnown, humanAccounts, type ScrubKnownRoots } from './scrub-known.js';
+import {
+  gatherScrubKnown,
+  humanAccounts,
+  serialInDiskId,
+  type ScrubKnownRoots,
+} from './scrub-known.js';
 import { createScrubber } from './scrub.js';
 
 function tree(base: string, files: Record<string, string>): ScrubKnownRoots {
@@ -94,4 +99,21 @@ test('an unreadable or missing tree yields what the host says, never an exceptio
     username: () => '',
   });
   assert.deepEqual(known, { hostnames: [], users: [], identifiers: [] });
+});
+
+test('disk serials are read from /dev/disk/by-id names', () => {
+  assert.equal(
+    serialInDiskId('ata-Samsung_SSD_860_EVO_500GB_S3Z1NB0K123456A-part1'),
+    'S3Z1NB0K123456A',
+  );
+  assert.equal(
+    serialInDiskId('nvme-Samsung_SSD_970_EVO_Plus_1TB_S5RTNC0T104269'),
+    'S5RTNC0T104269',
+  );
+  assert.equal(
+    serialInDiskId('usb-SanDisk_Cruzer_Blade_4C530001230131103294-0:0'),
+    '4C530001230131103294',
+  );
+  assert.equal(serialInDiskId('wwn-0x5002538e40a0b1c2'), '5002538e40a0b1c2');
+  assert.equal(serialInDiskId('dm-name-cryptroot'), null);
 });

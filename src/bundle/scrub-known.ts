@@ -6,7 +6,8 @@
 //   users       the login user, SUDO_USER/USER/LOGNAME (sessions run under sudo as root),
 //               the folders in /home, /etc/passwd accounts with uid 1000–59999
 //   identifiers USB, NVMe, MMC and DMI serials and UUIDs in /sys, SD card CIDs,
-//               /etc/machine-id, filesystem and partition UUIDs in /dev/disk/by-*uuid
+//               /etc/machine-id, filesystem and partition UUIDs in /dev/disk/by-*uuid,
+//               disk serials in /dev/disk/by-id names
 // Every read is bounded and may fail (a container, a copied tree): what cannot be read is
 // simply not known, and the generic rules still apply.
 import * as nodeFs from 'node:fs';
@@ -88,6 +89,21 @@ export function humanAccounts(passwd: string): string[] {
 }
 
 /**
+ * The serial in a /dev/disk/by-id name (pure): udev builds them as BUS-MODEL_SERIAL
+ * (`ata-Samsung_SSD_860_EVO_500GB_S3Z1NB0K123456A-part1`) or from the WWN (`wwn-0x5002…`).
+ */
+export function serialInDiskId(name: string): string | null {
+  // `-part1` is a partition, `-0:0` a USB/SCSI LUN.
+  const base = name.replace(/-part\d+$/, '').replace(/-\d+:\d+$/, '');
+  const wwn = /^(?:wwn|nvme-eui)[-.](?:0x)?([0-9a-f]{8,})$/i.exec(base);
+  if (wwn) return wwn[1]!;
+  const m = /^(?:ata|nvme|usb|scsi-[0-9a-z]+|mmc|memstick|ieee1394)-.*_([A-Za-z0-9.-]{6,})$/.exec(
+    base,
+  );
+  return m ? m[1]! : null;
+}
+
+/**
  * Collects the host names, user names and exact identifiers to scrub, so that every caller
  * (session, watch, the bundle-folder scrub at close) constructs the scrubber the same way.
  */
@@ -144,6 +160,10 @@ export function gatherScrubKnown(
   push(identifiers, readSmall(fs, join(roots.etcRoot, 'machine-id')));
   for (const by of ['by-uuid', 'by-partuuid']) {
     identifiers.push(...list(fs, join(roots.devRoot, 'disk', by)));
+  }
+  for (const name of list(fs, join(roots.devRoot, 'disk/by-id'))) {
+    const serial = serialInDiskId(name);
+    if (serial) identifiers.push(serial);
   }
   return { hostnames, users, identifiers };
 }

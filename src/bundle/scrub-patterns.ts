@@ -77,7 +77,11 @@ const HEX32_KEY_RE =
 // Kernel command line and fstab: root=UUID=…, resume=PARTUUID=…-02, UUID=1234-ABCD (vfat).
 const UUID_ARG_RE = /\b((?:PART)?UUID=)[0-9a-f][0-9a-f-]{3,}/gi;
 const LABEL_ARG_RE = /\b((?:PART)?LABEL=)(?:"[^"\n]*"|[^\s,"]+)/g;
-const HOSTNAME_ARG_RE = /\b((?:systemd\.)?hostname=)[^\s,"]+/g;
+const HOSTNAME_ARG_RE = /(\b_HOSTNAME=|\b(?:systemd\.)?hostname=)[^\s,"]+/g;
+// systemd writes the host name into the kernel log at boot: `Set hostname to <studio>.`
+const SET_HOSTNAME_RE = /(\b(?:Set hostname to|Hostname set to) <)[^>\n]+(>)/g;
+// Predictable interface names made from a MAC address (USB Ethernet): enx001b213a4f9c.
+const ENX_RE = /\benx[0-9a-f]{12}\b/gi;
 
 // `ip=<client>:<server>:<gateway>:<netmask>:<hostname>:<device>:<autoconf>` (the kernel's
 // ipconfig boot argument); `ip=dhcp` and friends carry nothing and stay.
@@ -118,6 +122,9 @@ const FQDN_RE = new RegExp(
   `(?<![\\w.-])(?!nqn\\.)[a-z0-9][a-z0-9-]{0,62}(?:\\.[a-z0-9-]{1,63})+\\.(?:${TLDS})\\b`,
   'gi',
 );
+// Under a private TLD two labels already name a machine: nas.local, box.lan, pi.home.
+const PRIVATE_HOST_RE =
+  /(?<![\w.-])[a-z0-9][a-z0-9-]{0,62}\.(?:local|lan|home|internal|localdomain|intra)\b(?![.-]\w)/gi;
 
 // The host field of a syslog or journal line is the machine's name, whichever machine it is:
 // `Dec  1 10:15:05 NAME kernel:`, `2026-12-01T10:15:05+0000 NAME kernel:` (month names may be
@@ -172,7 +179,9 @@ export const GENERIC_RULES: readonly ScrubRule[] = [
       : s,
   (s, ph) => (/uuid=/i.test(s) ? s.replace(UUID_ARG_RE, `$1${ph.uuid}`) : s),
   (s, ph) => (s.includes('LABEL=') ? s.replace(LABEL_ARG_RE, `$1${ph.label}`) : s),
-  (s, ph) => (s.includes('hostname=') ? s.replace(HOSTNAME_ARG_RE, `$1${ph.host}`) : s),
+  (s, ph) => (/hostname/i.test(s) ? s.replace(HOSTNAME_ARG_RE, `$1${ph.host}`) : s),
+  (s, ph) => (/ostname/.test(s) ? s.replace(SET_HOSTNAME_RE, `$1${ph.host}$2`) : s),
+  (s, ph) => (s.includes('enx') ? s.replace(ENX_RE, `enx${ph.mac}`) : s),
   (s, ph) =>
     /serial|s\/n|\bsn\b/i.test(s)
       ? s.replace(SERIAL_KEY_RE, (m, k: string, sep: string, v: string) =>
@@ -200,6 +209,9 @@ export const GENERIC_RULES: readonly ScrubRule[] = [
   (s, ph) => onAnchoredLines(s, CISCO_MAC_ANCHOR_RE, (l) => l.replace(MAC_RE, ph.mac)),
   (s, ph) => onAnchoredLines(s, IPV6_ANCHOR_RE, (l) => l.replace(IPV6_RE, ph.ip)),
   (s, ph) => (s.includes('.') ? s.replace(IPV4_RE, ph.ip) : s),
-  (s, ph) => onAnchoredLines(s, FQDN_ANCHOR_RE, (l) => l.replace(FQDN_RE, ph.host)),
+  (s, ph) =>
+    onAnchoredLines(s, FQDN_ANCHOR_RE, (l) =>
+      l.replace(FQDN_RE, ph.host).replace(PRIVATE_HOST_RE, ph.host),
+    ),
   (s, ph) => s.replace(SYSLOG_HOST_RE, `$1${ph.host}`),
 ];

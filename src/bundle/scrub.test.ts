@@ -314,3 +314,21 @@ test('scrubBundle rewrites strings everywhere but identifiers, and marks the bun
   assert.deepEqual(s.events, b.events);
   assert.doesNotThrow(() => validateBundle(s));
 });
+
+test('host names the kernel log learns from systemd and journal fields; names under private TLDs', () => {
+  assert.equal(
+    scrubText('systemd[1]: Set hostname to <studio7>. _HOSTNAME=studio7'),
+    'systemd[1]: Set hostname to <<host>>. _HOSTNAME=<host>',
+  );
+  assert.equal(
+    scrubText('nfs: server nas.local not responding; pcm_lib.c kernel.org'),
+    'nfs: server <host> not responding; pcm_lib.c kernel.org',
+  );
+});
+
+test('an interface name made from a MAC address loses the MAC', () => {
+  assert.equal(
+    scrubText('r8152 2-1:1.0 enx001b213a4f9c: renamed from eth0'),
+    'r8152 2-1:1.0 enx<mac>: renamed from eth0',
+  );
+});
