@@ -170,3 +170,28 @@ test(
     );
   }),
 );
+
+test(
+  'text that is not UTF-8 is rewritten byte for byte; binary gzip and files are left alone',
+  withDir(async (dir) => {
+    const latin1 = join(dir, 'kern.log');
+    // "café" in latin1 (0xE9) is not valid UTF-8: decoding it as UTF-8 would turn it into U+FFFD.
+    writeFileSync(
+      latin1,
+      Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from(' alice\n')]),
+    );
+    assert.equal(await scrubTextFile(latin1, scrubber), true);
+    assert.deepEqual(
+      readFileSync(latin1),
+      Buffer.concat([Buffer.from('caf'), Buffer.from([0xe9]), Buffer.from(' <user>\n')]),
+    );
+    const tarGz = join(dir, 'capture.tar.gz');
+    const bytes = gzipSync(Buffer.concat([Buffer.from('alice'), Buffer.alloc(512)]));
+    writeFileSync(tarGz, bytes);
+    const r = await scrubBundleFolder(dir, scrubber);
+    assert.deepEqual(r.skipped, [
+      { name: 'capture.tar.gz', reason: 'binary file (holds NUL bytes): not scrubbed' },
+    ]);
+    assert.deepEqual(readFileSync(tarGz), bytes, 'binary archive untouched');
+  }),
+);

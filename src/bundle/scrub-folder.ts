@@ -5,13 +5,13 @@
 // (temp + fsync + rename) and streamed in batches of lines, so a 100 MB kernel log costs
 // no more memory than its longest line. Call it once every writer of the folder is closed:
 // a writer still holding events.ndjson open would append to the replaced file.
-import { open, readdir, lstat, readFile } from 'node:fs/promises';
+import { readdir, lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { XrunhuntError, errnoCode } from '../errors.js';
 import { inspectInputPath, requireRegularFileWithin } from '../io/input-path.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { readBundle } from './read.js';
-import { rewriteLinesAtomic } from './rewrite-lines.js';
+import { inspectText, rewriteLinesAtomic } from './rewrite-lines.js';
 import type { Scrubber } from './scrub.js';
 import { isBundleJson } from './validate.js';
 import { writeBundle, writeFileAtomic } from './write.js';
@@ -36,7 +36,8 @@ export function bundleFileKind(name: string): BundleFileKind {
 const ATOMIC_TEMP_RE = /^\..+\.\d+\.[0-9a-f]{8}\.tmp$/;
 // A whole-file JSON document (not NDJSON, not a bundle) is read into memory: bounded.
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
-const SNIFF_BYTES = 8192;
+// An HTML report is scrubbed whole up to this size (its JSON blocks must not be split).
+const MAX_WHOLE_HTML_BYTES = 64 * 1024 * 1024;
 
 /** Scrubs one NDJSON line: JSON values are walked (so escapes cannot hide a name); other text is scrubbed as text. */
 export function scrubNdjsonLine(line: string, scrubber: Scrubber): string {
@@ -72,15 +73,26 @@ export async function scrubEventLogFile(path: string, scrubber: Scrubber): Promi
   await rewriteLinesAtomic(path, (batch) => scrubNdjsonBatch(batch, scrubber));
 }
 
-/** Rewrites a text (or HTML) file scrubbed, streaming and atomically; `.gz` stays gzipped. */
+/**
+ * Rewrites a text (or HTML) file scrubbed, streaming and atomically; `.gz` stays gzipped.
+ * Text that is not valid UTF-8 is rewritten byte for byte. Returns false, leaving the file
+ * alone, when it is binary (NUL bytes in its first 8 KiB).
+ */
 export async function scrubTextFile(
   path: string,
   scrubber: Scrubber,
   options: { html?: boolean; gzip?: boolean } = {},
-): Promise<void> {
-  requireRegularFileWithin(inspectInputPath(path), Number.MAX_SAFE_INTEGER, 'a text file');
+): Promise<boolean> {
+  const facts = inspectInputPath(path);
+  requireRegularFileWithin(facts, Number.MAX_SAFE_INTEGER, 'a text file');
+  const gzip = options.gzip === true;
+  const text = await inspectText(path, gzip);
+  if (text.binary) return false;
   const fn = options.html ? scrubber.html : scrubber.text;
-  await rewriteLinesAtomic(path, fn, { gzip: options.gzip === true });
+  // HTML whole (up to a bound), so a JSON data block is never split between two batches.
+  const whole = options.html === true && !gzip && (facts.sizeBytes ?? 0) <= MAX_WHOLE_HTML_BYTES;
+  await rewriteLinesAtomic(path, fn, { gzip, encoding: text.encoding, whole });
+  return true;
 }
 
 /** Rewrites a bundle file scrubbed (read, validated, scrubbed, written atomically). */
@@ -96,23 +108,14 @@ async function scrubJsonFile(path: string, scrubber: Scrubber): Promise<void> {
   try {
     value = JSON.parse(text);
   } catch {
-    return scrubTextFile(path, scrubber);
+    // Not JSON after all: scrubbed as text (or left alone if it is binary).
+    await scrubTextFile(path, scrubber);
+    return;
   }
   const indent = /^[[{]\r?\n( +)/.exec(text)?.[1]?.length ?? 0;
   const out =
     JSON.stringify(scrubber.value(value), null, indent) + (text.endsWith('\n') ? '\n' : '');
   await writeFileAtomic(path, Buffer.from(out));
-}
-
-async function looksLikeText(path: string): Promise<boolean> {
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, SNIFF_BYTES, 0);
-    return !buf.subarray(0, bytesRead).includes(0);
-  } finally {
-    await fh.close();
-  }
 }
 
 /** What happened to each entry of the folder; callers warn about `skipped` and `failed`. */
@@ -124,6 +127,8 @@ export interface FolderScrubResult {
   /** Files that could not be scrubbed (unreadable, corrupt bundle…): they still hold identifiers. */
   failed: { name: string; error: string }[];
 }
+
+const BINARY = 'binary file (holds NUL bytes): not scrubbed';
 
 async function scrubOne(path: string, name: string, scrubber: Scrubber): Promise<string | null> {
   switch (bundleFileKind(name)) {
@@ -137,18 +142,12 @@ async function scrubOne(path: string, name: string, scrubber: Scrubber): Promise
       await scrubJsonFile(path, scrubber);
       return null;
     case 'html':
-      await scrubTextFile(path, scrubber, { html: true });
-      return null;
+      return (await scrubTextFile(path, scrubber, { html: true })) ? null : BINARY;
     case 'text-gz':
-      await scrubTextFile(path, scrubber, { gzip: true });
-      return null;
+      return (await scrubTextFile(path, scrubber, { gzip: true })) ? null : BINARY;
     case 'text':
-      await scrubTextFile(path, scrubber);
-      return null;
     case 'sniff':
-      if (!(await looksLikeText(path))) return 'binary file (holds NUL bytes): not scrubbed';
-      await scrubTextFile(path, scrubber);
-      return null;
+      return (await scrubTextFile(path, scrubber)) ? null : BINARY;
   }
 }
 
