@@ -56,6 +56,11 @@ const IPV6_FORMS = [
 const IPV6_ANCHOR_RE = /::|:[0-9a-f]{1,4}:[0-9a-f]{1,4}:[0-9a-f]{1,4}:/gi;
 const IPV6_RE = new RegExp(`(?<![\\w:.])(?:${IPV6_FORMS.join('|')})(?![\\w:]|\\.\\d)`, 'gi');
 
+// Addresses that are the same on every machine say nothing about this one: "any" (0.0.0.0,
+// ::), loopback (127.x, ::1), broadcast, and netmasks (255.255.255.0). The nil UUID likewise.
+const NON_IDENTIFYING_IPV4_RE = /^(?:0\.0\.0\.0|127\.\d+\.\d+\.\d+|255\.\d+\.\d+\.\d+)$/;
+const NON_IDENTIFYING_IPV6_RE = /^(?:::1?|::ffff:127\.\d+\.\d+\.\d+)$/i;
+
 // MAC addresses in all three notations: aa:bb:cc:dd:ee:ff, aa-bb-cc-dd-ee-ff, aabb.ccdd.eeff.
 // Longer runs of colon pairs (an iptables `MAC=` field joining two addresses and a type,
 // InfiniBand hardware addresses) are replaced whole.
@@ -204,11 +209,18 @@ export const GENERIC_RULES: readonly ScrubRule[] = [
     out = out.replace(ROOT_HOME_RE, ph.home);
     return out.includes('media/') ? out.replace(MEDIA_RE, `$1${ph.user}`) : out;
   },
-  (s, ph) => onAnchoredLines(s, UUID_ANCHOR_RE, (l) => l.replace(UUID_RE, ph.uuid)),
+  (s, ph) =>
+    onAnchoredLines(s, UUID_ANCHOR_RE, (l) =>
+      l.replace(UUID_RE, (m) => (/^[0-]+$/.test(m) ? m : ph.uuid)),
+    ),
   (s, ph) => onAnchoredLines(s, MAC_ANCHOR_RE, (l) => l.replace(MAC_RE, ph.mac)),
   (s, ph) => onAnchoredLines(s, CISCO_MAC_ANCHOR_RE, (l) => l.replace(MAC_RE, ph.mac)),
-  (s, ph) => onAnchoredLines(s, IPV6_ANCHOR_RE, (l) => l.replace(IPV6_RE, ph.ip)),
-  (s, ph) => (s.includes('.') ? s.replace(IPV4_RE, ph.ip) : s),
+  (s, ph) =>
+    onAnchoredLines(s, IPV6_ANCHOR_RE, (l) =>
+      l.replace(IPV6_RE, (m) => (NON_IDENTIFYING_IPV6_RE.test(m) ? m : ph.ip)),
+    ),
+  (s, ph) =>
+    s.includes('.') ? s.replace(IPV4_RE, (m) => (NON_IDENTIFYING_IPV4_RE.test(m) ? m : ph.ip)) : s,
   (s, ph) =>
     onAnchoredLines(s, FQDN_ANCHOR_RE, (l) =>
       l.replace(FQDN_RE, ph.host).replace(PRIVATE_HOST_RE, ph.host),

@@ -136,7 +136,14 @@ test('MAC addresses in all three notations, and joined MAC= fields, go whole', (
 });
 
 test('IPv4 and IPv6 in every form; kernel addresses, offsets and times stay', () => {
-  assert.equal(scrubText('::ffff:192.168.0.1 and 2001:db8::1. and ::1'), '<ip> and <ip>. and <ip>');
+  assert.equal(
+    scrubText('::ffff:192.168.0.1 and 2001:db8::1. and fd00::1'),
+    '<ip> and <ip>. and <ip>',
+  );
+  // The same on every machine: any, loopback, broadcast, netmasks, the nil UUID.
+  const generic =
+    'listen 0.0.0.0:2024 [::]:22 ::1 127.0.0.1 mask 255.255.255.0 fs 00000000-0000-0000-0000-000000000000';
+  assert.equal(scrubText(generic), generic);
   assert.equal(scrubText('2001:0db8:0000:0000:0000:ff00:0042:8329'), '<ip>');
   const kernel =
     '[<ffffffff81000000>] RIP: 0010:_raw_spin_unlock_irq+0x15/0x30 RSP: 0018:ffffb5a3c05b7c58 at 12:34:56.789 pci 0000:00:1f.3 fw 36.ca7b901d.0 BIOS 1.16.2-debian-1.16.2-1';
