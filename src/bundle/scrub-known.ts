@@ -109,10 +109,12 @@ export function serialInDiskId(name: string): string | null {
  */
 export function gatherScrubKnown(
   env: NodeJS.ProcessEnv,
-  roots: ScrubKnownRoots = DEFAULT_SCRUB_ROOTS,
+  rootsGiven: Partial<ScrubKnownRoots> = {},
   host: ScrubKnownHost = realHost,
   fs: Fs = nodeFs,
 ): ScrubKnown {
+  // Sessions pass their --proc-root/--sys-root; the other roots stay the real ones.
+  const roots: ScrubKnownRoots = { ...DEFAULT_SCRUB_ROOTS, ...rootsGiven };
   const hostnames: string[] = [];
   const push = (xs: string[], v: string | null | undefined): void => {
     if (v) xs.push(v);
