@@ -155,8 +155,10 @@ export function compileNameRules(known: ScrubKnown): ScrubRule[] {
     const short = ids.filter((v) => v.length < 8);
     const parts: string[] = [];
     if (long.length) parts.push(`(?:${alternation(long)})`);
-    if (short.length) parts.push(`(?<![\\p{L}\\p{N}])(?:${alternation(short)})(?![\\p{L}\\p{N}])`);
-    const re = new RegExp(parts.join('|'), 'giu');
+    if (short.length) parts.push(`(?<![A-Za-z0-9])(?:${alternation(short)})(?![A-Za-z0-9])`);
+    // Serials and UUIDs are ASCII: without the unicode flag the literal scan is faster.
+    const ascii = ids.every((v) => /^[\x20-\x7e]+$/.test(v));
+    const re = new RegExp(parts.join('|'), ascii ? 'gi' : 'giu');
     rules.push((s, ph) => s.replace(re, ph.serial));
   }
 
