@@ -235,6 +235,12 @@ test('no identifier of any class survives in any file of a scrubbed bundle folde
     assert.ok(frames(kernelLog).length > 0);
     assert.match(readFileSync(join(dir, 'report.html'), 'utf8'), /ardour-&lt;user&gt;/);
     assert.equal(statSync(join(dir, 'kernel.log')).mode & 0o777, 0o644);
+
+    // Idempotent: a second pass (a retried close) changes no byte.
+    const bytes = (): Buffer[] => result.scrubbed.map((n) => readFileSync(join(dir, n)));
+    const first = bytes();
+    await scrubBundleFolder(dir, createScrubber(known));
+    assert.deepEqual(bytes(), first);
   } finally {
     rmSync(base, { recursive: true, force: true });
   }

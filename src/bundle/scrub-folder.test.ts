@@ -152,7 +152,10 @@ test(
   withDir(async (dir) => {
     writeFileSync(join(dir, 'bundle.json.gz'), Buffer.from([0x1f, 0x8b, 8, 0, 1, 2]));
     writeFileSync(join(dir, 'kernel.log'), 'Dec  1 10:00:00 studio-pc kernel: alice\n');
-    writeFileSync(join(dir, '.bundle.json.gz.123.0a1b2c3d.tmp'), 'in progress');
+    writeFileSync(join(dir, `.bundle.json.gz.${process.pid}.0a1b2c3d.tmp`), 'in progress');
+    // A writer that died mid-write: its pid is free (spawned, reaped, so no longer alive).
+    const deadPid = Number(execFileSync('sh', ['-c', 'echo $$']).toString().trim());
+    writeFileSync(join(dir, `.events.ndjson.${deadPid}.0a1b2c3d.tmp`), 'alice partial');
     const r = await scrubBundleFolder(dir, scrubber);
     assert.deepEqual(r.scrubbed, ['kernel.log']);
     assert.equal(r.failed.length, 1);
@@ -160,10 +163,15 @@ test(
     assert.match(r.failed[0]!.error, /gzip/);
     assert.deepEqual(r.skipped, [
       {
-        name: '.bundle.json.gz.123.0a1b2c3d.tmp',
+        name: `.bundle.json.gz.${process.pid}.0a1b2c3d.tmp`,
         reason: 'temporary file of a writer still at work',
       },
+      {
+        name: `.events.ndjson.${deadPid}.0a1b2c3d.tmp`,
+        reason: 'stale temporary file of a crashed writer: removed',
+      },
     ]);
+    assert.ok(!readdirSync(dir).includes(`.events.ndjson.${deadPid}.0a1b2c3d.tmp`));
     assert.equal(
       readFileSync(join(dir, 'kernel.log'), 'utf8'),
       'Dec  1 10:00:00 <host> kernel: <user>\n',

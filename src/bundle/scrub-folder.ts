@@ -5,7 +5,7 @@
 // (temp + fsync + rename) and streamed in batches of lines, so a 100 MB kernel log costs
 // no more memory than its longest line. Call it once every writer of the folder is closed:
 // a writer still holding events.ndjson open would append to the replaced file.
-import { readdir, lstat, readFile } from 'node:fs/promises';
+import { readdir, lstat, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { XrunhuntError, errnoCode } from '../errors.js';
 import { inspectInputPath, requireRegularFileWithin } from '../io/input-path.js';
@@ -31,9 +31,21 @@ export function bundleFileKind(name: string): BundleFileKind {
   return 'sniff';
 }
 
-// Temp files of xrunhunt's atomic writers (write.ts, rewrite-lines.ts): another writer may
-// be about to rename one into place, so they are not touched.
-const ATOMIC_TEMP_RE = /^\..+\.\d+\.[0-9a-f]{8}\.tmp$/;
+// Temp files of xrunhunt's atomic writers (write.ts, rewrite-lines.ts), named
+// `.NAME.PID.RAND.tmp`: a live writer may be about to rename one into place, so it is not
+// touched; one whose writer died (a crash mid-write) is a stale partial copy of the folder's
+// data — it would be attached with the folder — and is removed.
+const ATOMIC_TEMP_RE = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return errnoCode(err) !== 'ESRCH';
+  }
+}
 // A whole-file JSON document (not NDJSON, not a bundle) is read into memory: bounded.
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 // An HTML report is scrubbed whole up to this size (its JSON blocks must not be split).
@@ -178,8 +190,17 @@ export async function scrubBundleFolder(
   for (const name of names) {
     const path = join(dir, name);
     try {
-      if (ATOMIC_TEMP_RE.test(name)) {
-        result.skipped.push({ name, reason: 'temporary file of a writer still at work' });
+      const temp = ATOMIC_TEMP_RE.exec(name);
+      if (temp) {
+        if (processAlive(Number(temp[1]))) {
+          result.skipped.push({ name, reason: 'temporary file of a writer still at work' });
+        } else {
+          await unlink(path);
+          result.skipped.push({
+            name,
+            reason: 'stale temporary file of a crashed writer: removed',
+          });
+        }
         continue;
       }
       const st = await lstat(path);

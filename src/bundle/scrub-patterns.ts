@@ -84,7 +84,7 @@ const UUID_ARG_RE = /\b((?:PART)?UUID=)[0-9a-f][0-9a-f-]{3,}/gi;
 const LABEL_ARG_RE = /\b((?:PART)?LABEL=)(?:"[^"\n]*"|[^\s,"]+)/g;
 const HOSTNAME_ARG_RE = /(\b_HOSTNAME=|\b(?:systemd\.)?hostname=)[^\s,"]+/g;
 // systemd writes the host name into the kernel log at boot: `Set hostname to <studio>.`
-const SET_HOSTNAME_RE = /(\b(?:Set hostname to|Hostname set to) <)[^>\n]+(>)/g;
+const SET_HOSTNAME_RE = /(\b(?:Set hostname to|Hostname set to) <)[^<>\n]+(>)/g;
 // Predictable interface names made from a MAC address (USB Ethernet): enx001b213a4f9c.
 const ENX_RE = /\benx[0-9a-f]{12}\b/gi;
 
@@ -104,7 +104,9 @@ const SERIAL_KEY_RE =
 const MMC_ADDRESS_RE = /(\bmmc\d+: new [^\n]*?card(?: on SPI)? at address )[0-9a-f]{4}\b/gi;
 const MMCBLK_RE = /(\bmmcblk\d+(?:boot\d|rpmb|gp\d)?: mmc\d+:)[0-9a-f]{4}\b/gi;
 // NVMe without a SUBNQN: the kernel makes one from vid, ssvid, the 20-byte serial, the model.
-const NVME_MADE_NQN_RE = /(nqn\.2014\.08\.org\.nvmexpress:[0-9a-f]{8})[^\n"]{20}/gi;
+// (Not again after a scrub: the placeholder is shorter than the 20 bytes it replaced.)
+const NVME_MADE_NQN_RE =
+  /(nqn\.2014\.08\.org\.nvmexpress:[0-9a-f]{8})(?!<serial>|&lt;serial&gt;)[^\n"]{20}/gi;
 
 // E-mail addresses; systemd unit instances (`getty@tty1.service`) look alike and stay.
 const EMAIL_RE = /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}(?![\w-])/gi;

@@ -222,6 +222,10 @@ test('scrubbing is idempotent and line-local (files are scrubbed in batches of l
     'mmcblk0: mmc0:aaaa SD64G and aabb.ccdd.eeff and fe80::1',
     'serial',
     '1234ABCD',
+    'nvme nvme0: new ctrl: NQN "nqn.2014.08.org.nvmexpress:144d144dS5RTNC0T104269      Samsung SSD 970 EVO"',
+    'systemd[1]: Set hostname to <studio7>. _HOSTNAME=studio7 hostname=studio7',
+    'mmc0: new SDHC card at address e624 cid 035344534433324780a1b2c3d40139a1 LABEL=alice',
+    'enx001b213a4f9c 00-1B-21-3A-4F-9C alice.smith@example.com nas.local [::ffff:10.0.0.1]',
   ];
   const once = lines.map((l) => sc.text(l));
   assert.deepEqual(
@@ -230,6 +234,12 @@ test('scrubbing is idempotent and line-local (files are scrubbed in batches of l
     'idempotent',
   );
   assert.equal(sc.text(lines.join('\n')), once.join('\n'), 'no rule crosses a line break');
+  const html = lines.map((l) => sc.html(l));
+  assert.deepEqual(
+    html.map((l) => sc.html(l)),
+    html,
+    'idempotent in HTML too',
+  );
 });
 
 test('values are scrubbed keys and all, without two keys overwriting each other', () => {
