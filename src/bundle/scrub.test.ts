@@ -349,3 +349,27 @@ test('an interface name made from a MAC address loses the MAC', () => {
     'r8152 2-1:1.0 enx<mac>: renamed from eth0',
   );
 });
+
+test('ordinary boot lines full of numbers, hex, colons and dots stay as they are', () => {
+  const k = { hostnames: ['studio-pc'], users: ['alice', 'mark'], identifiers: ['Y8ABCDEF1234'] };
+  const lines = [
+    'IPv6: ADDRCONF(NETDEV_CHANGE): wlp2s0: link becomes ready',
+    'usb 3-2: Product: Scarlett 2i2 USB',
+    'sd 6:0:0:0: [sdb] 61440000 512-byte logical blocks: (31.5 GB/29.3 GiB)',
+    'snd_hda_codec_hdmi hdaudioC0D2: HDMI: invalid ELD data byte 0',
+    'ACPI: \\_SB_.PCI0.GP17.XHC1: PM: Power state change',
+    'pci 0000:00:1f.3: [8086:a348] type 00 class 0x040380',
+    'x86/fpu: xstate_offset[2]:  576, xstate_sizes[2]:  256',
+    'smpboot: CPU0: AMD Ryzen 7 5800H with Radeon Graphics (family: 0x19, model: 0x50, stepping: 0x0)',
+    'microcode: CPU0: patch_level=0x0a50000c',
+    'DMI: ASUSTeK COMPUTER INC. ROG Strix G513QM_G513QM/G513QM, BIOS G513QM.318 03/25/2022',
+    'Memory: 16255384K/16698636K available (16393K kernel code, 4467K rwdata, 10204K rodata)',
+    'clocksource: tsc: mask: 0xffffffffffffffff max_cycles: 0x2e1a9a4b5e8, max_idle_ns: 440795263516 ns',
+    'audit: type=1400 audit(1700000000.123:45): apparmor="DENIED" pid=1234 comm="firefox" fsuid=1000',
+    'ata1.00: ATA-9: Samsung SSD 860 EVO 500GB, RVT03B6Q, max UDMA/133',
+    'EXT4-fs (vda): mounted filesystem with ordered data mode. Quota mode: none.',
+    'hrtimer: interrupt took 12345 ns',
+  ];
+  const sc = createScrubber(k);
+  for (const l of lines) assert.equal(sc.text(l), l);
+});
