@@ -28,6 +28,7 @@ class LineBatches extends Transform {
     private readonly fn: (batch: string) => string,
     private readonly encoding: TextEncodingName,
     private readonly whole: boolean,
+    private readonly maxPending: number,
   ) {
     super();
     this.decoder = new StringDecoder(encoding);
@@ -38,7 +39,7 @@ class LineBatches extends Transform {
       this.pending += this.decoder.write(chunk);
       if (this.whole) return done();
       let cut = this.pending.lastIndexOf('\n');
-      if (cut === -1 && this.pending.length > MAX_PENDING_CHARS) {
+      if (cut === -1 && this.pending.length > this.maxPending) {
         cut = Math.max(this.pending.lastIndexOf(' '), this.pending.lastIndexOf('\t'));
       }
       if (cut >= 0) {
@@ -74,6 +75,8 @@ export interface RewriteOptions {
   encoding?: TextEncodingName;
   /** Transform the whole content at once (callers bound the size): no batch boundaries. */
   whole?: boolean;
+  /** Cut point for a line without a break (default MAX_PENDING_CHARS; tests use less). */
+  maxPendingChars?: number;
 }
 
 export interface TextFacts {
@@ -134,6 +137,7 @@ export async function rewriteLinesAtomic(
 ): Promise<void> {
   const encoding = options.encoding ?? 'utf8';
   const whole = options.whole === true;
+  const maxPending = options.maxPendingChars ?? MAX_PENDING_CHARS;
   const mode = (await stat(path)).mode & 0o777;
   const tmp = join(
     dirname(path),
@@ -155,12 +159,12 @@ export async function rewriteLinesAtomic(
       await pipeline(
         input,
         createGunzip(),
-        new LineBatches(fn, encoding, whole),
+        new LineBatches(fn, encoding, whole, maxPending),
         createGzip(),
         out,
       );
     } else {
-      await pipeline(input, new LineBatches(fn, encoding, whole), out);
+      await pipeline(input, new LineBatches(fn, encoding, whole, maxPending), out);
     }
   } catch (err) {
     await fh.close().catch(() => undefined);
