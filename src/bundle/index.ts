@@ -27,6 +27,7 @@ export {
   scrubEventLogFile,
   scrubTextFile,
   scrubBundleFile,
+  folderScrubWarnings,
   type FolderScrubResult,
 } from './scrub-folder.js';
 export { machineId, machineIdPath } from './machine-id.js';

@@ -17,6 +17,7 @@ import { XrunhuntError } from '../errors.js';
 import { createScrubber } from './scrub.js';
 import {
   bundleFileKind,
+  folderScrubWarnings,
   scrubBundleFolder,
   scrubEventLogFile,
   scrubNdjsonLine,
@@ -203,3 +204,18 @@ test(
     assert.deepEqual(readFileSync(tarGz), bytes, 'binary archive untouched');
   }),
 );
+
+test('folder scrub warnings name what still holds identifiers and what was left alone', () => {
+  const w = folderScrubWarnings('/out', {
+    scrubbed: ['kernel.log'],
+    skipped: [
+      { name: 'capture.bin', reason: 'binary file (holds NUL bytes): not scrubbed' },
+      { name: '.x.1.0a1b2c3d.tmp', reason: 'stale temporary file of a crashed writer: removed' },
+    ],
+    failed: [{ name: 'bundle\x1b[2J.json.gz', error: 'the gzip data is corrupt' }],
+  });
+  assert.deepEqual(w, [
+    'could not scrub /out/bundle\\x1b[2J.json.gz (the gzip data is corrupt): it may still hold host names, user names or serial numbers; check it before attaching the folder',
+    'not scrubbed: /out/capture.bin: binary file (holds NUL bytes): not scrubbed',
+  ]);
+});

@@ -225,3 +225,22 @@ export async function scrubBundleFolder(
   }
   return result;
 }
+
+/**
+ * The warnings a command prints after scrubbing a folder (pure): files that still hold
+ * identifiers, and entries left alone for a reason worth knowing. Exists so session and
+ * watch word them the same way.
+ */
+export function folderScrubWarnings(dir: string, r: FolderScrubResult): string[] {
+  const out: string[] = [];
+  for (const f of r.failed) {
+    out.push(
+      `could not scrub ${quoteUntrusted(join(dir, f.name))} (${f.error}): it may still hold host names, user names or serial numbers; check it before attaching the folder`,
+    );
+  }
+  for (const s of r.skipped) {
+    if (s.reason.startsWith('stale temporary')) continue; // removed: nothing left to warn about
+    out.push(`not scrubbed: ${quoteUntrusted(join(dir, s.name))}: ${s.reason}`);
+  }
+  return out;
+}
