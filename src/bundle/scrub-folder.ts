@@ -43,9 +43,10 @@ function processAlive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    return errnoCode(err) !== 'ESRCH';
+    return errnoCode(err) !== 'ESRCH'; // EPERM: alive, someone else's
   }
 }
+
 // A whole-file JSON document (not NDJSON, not a bundle) is read into memory: bounded.
 const MAX_JSON_BYTES = 64 * 1024 * 1024;
 // An HTML report is scrubbed whole up to this size (its JSON blocks must not be split).

@@ -24,6 +24,7 @@ export interface ScrubKnownRoots {
   homeRoot: string;
 }
 
+/** The real machine's trees (what a session reads unless told otherwise). */
 export const DEFAULT_SCRUB_ROOTS: ScrubKnownRoots = {
   procRoot: '/proc',
   sysRoot: '/sys',
