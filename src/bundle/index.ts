@@ -12,7 +12,24 @@ export {
   MAX_BUNDLE_BYTES,
 } from './read.js';
 export { writeBundle, encodeBundle, writeFileAtomic } from './write.js';
-export { scrubBundle, scrubText, PLACEHOLDERS, type ScrubKnown } from './scrub.js';
+export {
+  createScrubber,
+  scrubBundle,
+  scrubText,
+  PLACEHOLDERS,
+  HTML_PLACEHOLDERS,
+  type Scrubber,
+  type ScrubKnown,
+} from './scrub.js';
+export { gatherScrubKnown, DEFAULT_SCRUB_ROOTS, type ScrubKnownRoots } from './scrub-known.js';
+export {
+  scrubBundleFolder,
+  scrubEventLogFile,
+  scrubTextFile,
+  scrubBundleFile,
+  folderScrubWarnings,
+  type FolderScrubResult,
+} from './scrub-folder.js';
 export { machineId, machineIdPath } from './machine-id.js';
 export { canonicalJson, contentHash, bundleHash } from './content-hash.js';
 export { framesToBundleText, frameText, bundleFramesToLog, type FrameLike } from './frame-text.js';
