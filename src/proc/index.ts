@@ -11,3 +11,8 @@ export * from './journal-files.js';
 export * from './xrun-debug-control.js';
 export * from './restore-pending.js';
 export * from './why-no-xrun-debug.js';
+export * from './journal-trust.js';
+export * from './journal-folder.js';
+export * from './settings-lock.js';
+export * from './restore-journals.js';
+export * from './debuggable-streams.js';

@@ -74,12 +74,12 @@ test('on / off / restore: lasting changes, journaled originals, exact restore', 
   assert.equal(saved.length, 1);
   assert.equal(saved[0].kind, 'manual');
   assert.equal(saved[0].entries.length, 3, 'pcmC0D0p journaled once, with its first original');
-  r = await runCli(['debug', 'restore', '--json'], { env });
+  r = await runCli(['debug', 'restore', '--json', ...root], { env });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(JSON.parse(r.stdout).restored.length, 3);
   assert.deepEqual(all(), ['1', '1', '1', '1', '1']);
   assert.deepEqual(readdirSync(join(state, 'xrunhunt')), []);
-  r = await runCli(['debug', 'restore'], { env });
+  r = await runCli(['debug', 'restore', ...root], { env });
   assert.equal(r.code, 0);
   assert.match(r.stdout, /nothing to restore/);
 });
@@ -120,7 +120,7 @@ test('kill -9 during "on --for": the journal survives and "debug restore" puts t
   assert.equal(saved.length, 1);
   assert.equal(saved[0].kind, 'killed-session');
   assert.equal(saved[0].pid, run.child.pid);
-  r = await runCli(['debug', 'restore'], { env });
+  r = await runCli(['debug', 'restore', ...root], { env });
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(all(), ['1', '1', '1', '1', '1']);
 });
@@ -255,7 +255,7 @@ test('a setting that cannot be restored is reported (exit 1) and stays journaled
   rmSync(fake.proc('asound/card0/pcm0p/xrun_debug'));
   // a directory where the file was: unwritable even for root
   spawnSync('mkdir', [fake.proc('asound/card0/pcm0p/xrun_debug')]);
-  r = await runCli(['debug', 'restore'], { env });
+  r = await runCli(['debug', 'restore', ...root], { env });
   assert.equal(r.code, 1);
   assert.match(r.stdout, /FAILED to restore .*pcm0p\/xrun_debug = 0: .*is a directory/);
   assert.deepEqual(readdirSync(join(state, 'xrunhunt')), ['manual.json']);

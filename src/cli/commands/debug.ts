@@ -2,7 +2,7 @@
 // per PCM stream. Every change goes through the settings journal first, so the originals are
 // always restorable: `on`/`off` leave the change in place until `debug restore`;
 // `on --for DURATION` / `on --hold` change it only while the command runs.
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import type { CliIo, CommandContext } from '../command.js';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
@@ -10,32 +10,36 @@ import { createRequire } from 'node:module';
 import { UsageError, XrunhuntError } from '../../errors.js';
 import { formatDuration, parseDuration, parseInteger } from '../../units.js';
 import type {
-  AsoundDiscovery,
-  PcmStreamInfo,
+  JournalFolder,
   RestoreReport,
+  SettingRoots,
   XrunDebugChange,
 } from '../../proc/index.js';
 import {
   DEFAULT_XRUN_DEBUG_MASK,
   SettingsJournal,
   XrunDebugControl,
+  acquireSettingsLock,
   assertNoLiveSession,
   currentOwner,
+  debuggableStreams,
   decodeXrunDebugMask,
-  deadSessionJournals,
+  describeRefusedJournal,
   describeRestoreReport,
   discoverAsound,
-  findJournals,
+  findJournalsIn,
   manualJournalFile,
   parseXrunDebugMask,
   readKernelRelease,
   realSettingFileIo,
-  resolveJournalDir,
+  resolveJournalFolder,
+  restoreJournals,
   restorePendingJournals,
   selectStreams,
   whyNoXrunDebug,
   withXrunDebug,
 } from '../../proc/index.js';
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 
 // Not imported from ../main.js: main awaits the command module at top level, so importing it
 // back from here would deadlock the module graph.
@@ -57,6 +61,13 @@ const ROOT_OPTIONS = {
     default: '/boot',
     description: 'look for config-<release> in DIR instead of /boot',
   },
+  'sys-root': {
+    type: 'string',
+    valueName: 'DIR',
+    default: '/sys',
+    description:
+      'the /sys whose tracefs journaled kprobe settings must lie under (a copied tree, tests)',
+  },
 } as const;
 
 const SELECT_OPTIONS = {
@@ -77,38 +88,27 @@ const JSON_OPTION = {
   json: { type: 'boolean', description: 'print one JSON document on stdout' },
 } as const;
 
-/** The journal folder for this user ($XDG_STATE_HOME/xrunhunt, /var/lib/xrunhunt or /run/xrunhunt, ~/.local/state/xrunhunt). */
+/** The journal folder for this user (one resolver for every command: resolveJournalFolder). */
+export function journalFolderFor(io: CliIo): JournalFolder {
+  return resolveJournalFolder({
+    env: io.env,
+    uid: process.geteuid?.() ?? process.getuid?.() ?? 1000,
+    home: io.env['HOME'] || homedir(),
+    tmp: tmpdir(),
+  });
+}
+
+/** The journal folder a changing command writes to. */
 export function journalDirFor(io: CliIo): string {
-  return resolveJournalDir(io.env, process.getuid?.() ?? 1000, io.env['HOME'] || homedir());
+  return journalFolderFor(io).dir;
+}
+
+function rootsOf(values: { 'proc-root': string; 'sys-root': string }): SettingRoots {
+  return { procRoot: values['proc-root'], sysRoot: values['sys-root'] };
 }
 
 function interactive(io: CliIo): boolean {
   return io.stderrIsTTY && (io.stdin as { isTTY?: boolean }).isTTY === true;
-}
-
-/** Discovers streams and keeps those with xrun_debug; explains (throws) when there are none. */
-function debuggableStreams(
-  procRoot: string,
-  bootRoot: string,
-  selection: { pcm?: string[]; card?: string },
-): { discovery: AsoundDiscovery; streams: PcmStreamInfo[] } {
-  const discovery = discoverAsound(procRoot);
-  const withFile = discovery.streams.filter((s) => s.xrunDebugPath !== undefined);
-  if (withFile.length === 0) {
-    const why = whyNoXrunDebug(discovery, { bootRoot });
-    throw new XrunhuntError('unsupported', why.message, { hint: why.hint });
-  }
-  const selected = selectStreams(withFile, selection);
-  if (selected.length === 0) {
-    const names = withFile
-      .map((s) => `${s.pcm} (card ${s.card} ${s.cardId ?? ''})`.trim())
-      .join(', ');
-    throw new UsageError(
-      `no stream with xrun_debug matches ${selection.pcm?.length ? `--pcm ${selection.pcm.join(' ')}` : ''}${selection.card !== undefined ? ` --card ${selection.card}` : ''}`.trim() +
-        `; streams with xrun_debug: ${names}`,
-    );
-  }
-  return { discovery, streams: selected };
 }
 
 function describeMask(mask: number | undefined, release: string): string {
@@ -145,7 +145,7 @@ saved by "debug on/off" or by a killed run. When the kernel has no xrun_debug it
     const release = readKernelRelease(procRoot);
     const all = discovery.streams.filter((s) => s.xrunDebugPath !== undefined);
     const streams = selectStreams(all, { pcm: values.pcm, card: values.card });
-    const { journals, errors } = findJournals(journalDirFor(io));
+    const { journals, errors } = findJournalsIn(journalFolderFor(io).searchDirs);
     const absence =
       all.length === 0 ? whyNoXrunDebug(discovery, { bootRoot: values['boot-root'] }) : undefined;
     const saved = journals.map((j) => ({
@@ -258,12 +258,31 @@ async function change(
   ctx: CommandContext<typeof OFF_OPTIONS>,
   opts: ChangeOptions,
 ): Promise<number> {
+  const { io, values } = ctx;
+  const folder = journalFolderFor(io);
+  if (folder.fallbackReason) io.stderr.write(`xrunhunt: note: ${folder.fallbackReason}\n`);
+  // The settings lock before any value is read; held until the change is made (lasting) or
+  // restored (temporary).
+  const lock = acquireSettingsLock(values['proc-root'], opts.command);
+  try {
+    return await changeLocked(ctx, opts, folder);
+  } finally {
+    lock.release();
+  }
+}
+
+async function changeLocked(
+  ctx: CommandContext<typeof OFF_OPTIONS>,
+  opts: ChangeOptions,
+  folder: JournalFolder,
+): Promise<number> {
   const { io, values, signal } = ctx;
-  const journalDir = journalDirFor(io);
-  await restorePendingJournals(journalDir, {
+  await restorePendingJournals(folder.searchDirs, {
     stderr: io.stderr,
     stdin: io.stdin,
     interactive: interactive(io),
+    roots: rootsOf(values),
+    command: opts.command,
   });
   const { streams } = debuggableStreams(values['proc-root'], values['boot-root'], {
     pcm: values.pcm,
@@ -277,14 +296,16 @@ async function change(
   };
   if (opts.holdMs === undefined) {
     assertNoLiveSession(
-      journalDir,
+      folder.searchDirs,
       streams.map((s) => s.xrunDebugPath!),
     );
     const journal = SettingsJournal.open(
-      manualJournalFile(journalDir),
+      manualJournalFile(folder.dir),
       currentOwner(opts.command, false, toolVersion()),
     );
-    const changes = new XrunDebugControl(journal, realSettingFileIo).enable(streams, opts.mask);
+    const control = new XrunDebugControl(journal, realSettingFileIo);
+    const changes = control.enable(streams, opts.mask);
+    control.releaseLock();
     report(changes, { journal: journal.file, lasting: true });
     if (!values.json)
       io.stderr.write(
@@ -318,7 +339,8 @@ async function change(
       if (values.json) report(changes, { lasting: false });
     },
     {
-      journalDir,
+      journalDir: folder.dir,
+      searchDirs: folder.searchDirs,
       command: opts.command,
       toolVersion: toolVersion(),
       onRestore: (r) => {
@@ -384,42 +406,56 @@ Writes 0 to xrun_debug (journaling the current values first, like "debug on"). U
 const restore = defineCommand({
   name: 'debug restore',
   summary: 'put back every journaled original value (from debug on/off and from killed runs)',
-  usage: 'debug restore [--json]',
+  usage: 'debug restore [--proc-root DIR] [--sys-root DIR] [--json]',
   description: `
 Writes back exactly the values journaled before xrunhunt first changed them, newest first,
 and clears the journals. Journals of a run that is still going are left to it. A setting
 that cannot be restored is reported (exit 1) and stays journaled for another try; one whose
-file no longer exists (device unplugged) is dropped.`,
-  examples: ['sudo xrunhunt debug restore'],
-  options: { ...JSON_OPTION },
+file no longer exists (device unplugged) is dropped. A journal is restored only when it and
+its folder belong to you and nobody else can write them, and when every path it names is an
+xrun_debug file under --proc-root (or a file of xrunhunt's kprobe under the tracefs of
+--sys-root); anything else is refused (exit 1) and left as it is.`,
+  examples: ['sudo xrunhunt debug restore', 'xrunhunt debug restore --proc-root /tmp/copied-proc'],
+  options: { ...ROOT_OPTIONS, ...JSON_OPTION },
   async run({ io, values }) {
-    const dir = journalDirFor(io);
-    const { journals, errors } = findJournals(dir);
-    const results: { file: string; command: string; report: RestoreReport }[] = [];
-    const live = journals.filter((j) => j.alive && j.journal.owner.pid !== process.pid);
-    // dead sessions newest first, then the lasting (manual) changes they were layered on
-    const order = [...deadSessionJournals(journals).reverse(), ...journals.filter((j) => j.manual)];
-    for (const j of order)
-      results.push({ file: j.file, command: j.journal.owner.command, report: j.journal.restore() });
-    const failed = results.some((r) => r.report.failed.length > 0) || errors.length > 0;
+    const folder = journalFolderFor(io);
+    const out = await restoreJournals(folder.searchDirs, {
+      roots: rootsOf(values),
+      includeManual: true,
+      command: 'debug restore',
+    });
+    const results = out.restored;
+    const failed =
+      results.some((r) => r.report.failed.length > 0) ||
+      out.errors.length > 0 ||
+      out.refused.length > 0;
     if (values.json) {
       writeJson(io.stdout, {
-        journalDir: dir,
+        journalDir: folder.dir,
+        searchedDirs: folder.searchDirs,
         restored: results.flatMap((r) => r.report.restored),
         gone: results.flatMap((r) => r.report.gone),
         failed: results.flatMap((r) => r.report.failed),
-        running: live.map((j) => ({ pid: j.journal.owner.pid, command: j.journal.owner.command })),
-        errors,
+        refused: out.refused,
+        removedTemp: out.removedTemp,
+        running: out.running.map((j) => ({ pid: j.pid, command: j.command })),
+        errors: out.errors,
       });
     } else {
-      for (const e of errors) io.stderr.write(`xrunhunt: error: ${e}\n`);
-      for (const r of results) writeRestoreLines(io, r.report, 'stdout');
-      for (const j of live)
+      for (const e of out.errors) io.stderr.write(`xrunhunt: error: ${e}\n`);
+      for (const r of out.refused)
+        for (const line of describeRefusedJournal(r)) io.stderr.write(`xrunhunt: error: ${line}\n`);
+      for (const f of out.removedTemp)
         io.stderr.write(
-          `xrunhunt: pid ${j.journal.owner.pid} ("${j.journal.owner.command}") is running; it restores its own changes when it ends\n`,
+          `xrunhunt: removed ${quoteUntrusted(f)}, left half-written by a killed run\n`,
         );
-      if (results.length === 0 && errors.length === 0)
-        io.stdout.write(`nothing to restore (no journal in ${dir})\n`);
+      for (const r of results) writeRestoreLines(io, r.report, 'stdout');
+      for (const j of out.running)
+        io.stderr.write(
+          `xrunhunt: pid ${j.pid} ("${quoteUntrusted(j.command, 80)}") is running; it restores its own changes when it ends\n`,
+        );
+      if (results.length === 0 && out.errors.length === 0 && out.refused.length === 0)
+        io.stdout.write(`nothing to restore (no journal in ${folder.searchDirs.join(' or ')})\n`);
     }
     return failed ? 1 : 0;
   },
