@@ -154,11 +154,27 @@ export function acquireSettingsLock(
     return handle(file);
   }
   for (let attempt = 0; attempt < 5; attempt++) {
-    const fd = nodeFs.openSync(
-      file,
-      nodeFs.constants.O_RDWR | nodeFs.constants.O_CREAT | nodeFs.constants.O_NOFOLLOW,
-      0o600,
-    );
+    let fd: number;
+    try {
+      fd = nodeFs.openSync(
+        file,
+        nodeFs.constants.O_RDWR | nodeFs.constants.O_CREAT | nodeFs.constants.O_NOFOLLOW,
+        0o600,
+      );
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      throw new XrunhuntError(
+        code === 'ELOOP' ? 'permission' : 'resource',
+        `cannot open the settings lock ${quoteUntrusted(file)}: ${code === 'ELOOP' ? 'it is a symbolic link' : (err as Error).message}`,
+        {
+          hint:
+            code === 'ELOOP'
+              ? `xrunhunt never makes one: remove ${quoteUntrusted(file)}`
+              : 'xrunhunt changes kernel settings only under its lock; check the lock folder',
+          cause: err,
+        },
+      );
+    }
     let keep = false;
     try {
       const st = nodeFs.fstatSync(fd);
