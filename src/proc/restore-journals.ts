@@ -10,7 +10,7 @@ import { findJournalsIn, removeStaleTempJournals } from './journal-files.js';
 import type { SettingRoots } from './journal-trust.js';
 import { judgeJournalEntries } from './journal-trust.js';
 import type { SettingsLockOptions } from './settings-lock.js';
-import { acquireSettingsLock } from './settings-lock.js';
+import { acquireSettingsLockWaiting } from './settings-lock.js';
 
 /** Journals left by dead sessions, oldest first. */
 export function deadSessionJournals(journals: FoundJournal[]): FoundJournal[] {
@@ -48,6 +48,8 @@ export interface RestoreJournalsOptions {
   confirm?: (journal: FoundJournal) => Promise<boolean>;
   deps?: FindJournalsDeps & { isPidAlive?: (pid: number) => boolean };
   lock?: SettingsLockOptions;
+  /** How long to wait for a lock another run holds before giving up (default 0: refuse at once). */
+  lockWaitMs?: number;
 }
 
 export interface RestoreJournalsOutcome {
@@ -67,7 +69,12 @@ export async function restoreJournals(
   dirs: readonly string[],
   options: RestoreJournalsOptions,
 ): Promise<RestoreJournalsOutcome> {
-  const lock = acquireSettingsLock(options.roots.procRoot, options.command, options.lock);
+  const lock = await acquireSettingsLockWaiting(
+    options.roots.procRoot,
+    options.command,
+    options.lockWaitMs ?? 0,
+    options.lock,
+  );
   try {
     const removedTemp = dirs.flatMap((d) => removeStaleTempJournals(d, options.deps ?? {}));
     const { journals, errors } = findJournalsIn(dirs, options.deps);

@@ -14,6 +14,9 @@ import { quoteUntrusted } from '../text/untrusted-text.js';
 
 export { deadSessionJournals } from './restore-journals.js';
 
+/** How long a caller without roots waits for the /proc lock held by another short restore. */
+const LEGACY_LOCK_WAIT_MS = 3000;
+
 export interface PendingRestoreIo {
   stderr: Writable;
   stdin: Readable;
@@ -90,6 +93,9 @@ export async function restorePendingJournals(
     roots: io.roots ?? SYSTEM_SETTING_ROOTS,
     includeManual: false,
     command: io.command ?? 'restore of a killed run',
+    // Callers that do not name their roots lock the real /proc for this short restore; another
+    // such caller (a parallel session on its own fake tree) holds it only for a moment.
+    lockWaitMs: io.roots ? 0 : LEGACY_LOCK_WAIT_MS,
     async confirm(j) {
       found.push(j.file);
       const o = j.journal.owner;

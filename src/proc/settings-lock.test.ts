@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   acquireSettingsLock,
+  acquireSettingsLockWaiting,
   holdsSettingsLock,
   parseLockHolder,
   settingsLockFile,
@@ -112,4 +113,18 @@ test('a lock folder or lock file that others could write is refused', (t) => {
     () => acquireSettingsLock(d, 'x', { lockDir }),
     /cannot open the settings lock .*: it is a symbolic link/,
   );
+});
+
+test('acquireSettingsLockWaiting: refuses at once with no wait; takes the lock once the holder is gone', async (t) => {
+  const d = tempDir(t);
+  const lockDir = join(d, 'locks');
+  const h = holder(d, lockDir);
+  t.after(() => h.child.kill('SIGKILL'));
+  await h.ready;
+  await assert.rejects(acquireSettingsLockWaiting(d, 'x', 0, { lockDir }), /another xrunhunt/);
+  const waiting = acquireSettingsLockWaiting(d, 'x', 30_000, { lockDir });
+  h.child.kill('SIGKILL');
+  const lock = await waiting;
+  assert.equal(holdsSettingsLock(d, { lockDir }), true);
+  lock.release();
 });

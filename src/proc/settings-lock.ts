@@ -250,6 +250,28 @@ function handle(file: string): SettingsLock {
   };
 }
 
+/**
+ * acquireSettingsLock, retrying for up to `waitMs` while another run holds the lock (for short
+ * critical sections such as the pending restore, which a parallel run holds only briefly).
+ */
+export async function acquireSettingsLockWaiting(
+  procRoot: string,
+  command: string,
+  waitMs: number,
+  options: SettingsLockOptions = {},
+): Promise<SettingsLock> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      return acquireSettingsLock(procRoot, command, options);
+    } catch (err) {
+      const busy = err instanceof XrunhuntError && err.message.startsWith('another xrunhunt');
+      if (!busy || Date.now() >= deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 /** Whether this process holds the settings lock for `procRoot`. */
 export function holdsSettingsLock(procRoot: string, options: SettingsLockOptions = {}): boolean {
   return held.has(settingsLockFile(procRoot, options));
