@@ -16,3 +16,4 @@ export * from './journal-folder.js';
 export * from './settings-lock.js';
 export * from './restore-journals.js';
 export * from './debuggable-streams.js';
+export * from './settings-run.js';

@@ -14,6 +14,9 @@ import { manualJournalFile, removeStaleTempJournals, sessionJournalFile } from '
 import { restoreJournals } from './restore-journals.js';
 import { assertNoLiveSession } from './xrun-debug-control.js';
 import { settingFileError } from './setting-file.js';
+import { beginSettingsRun } from './settings-run.js';
+import { holdsSettingsLock } from './settings-lock.js';
+import { PassThrough } from 'node:stream';
 
 /** Above pid_max's ceiling (4194304): never a live process. */
 const DEAD = 2 ** 22 + 4242;
@@ -153,4 +156,27 @@ test('EPERM for root says immutable / lockdown, not "needs root"; EROFS says rea
   );
   assert.match(erofs.message, /read-only file system \(EROFS\)/);
   assert.match(erofs.hint ?? '', /mounted read-only/);
+});
+
+test('beginSettingsRun: lock first, then the pending restore; the run keeps the lock', async (t) => {
+  const { dir, path, roots, mask } = setup(t);
+  SettingsJournal.open(sessionJournalFile(dir, DEAD), owner(DEAD, 'x')).set(path, '3', {
+    kind: 'xrun_debug',
+    normalize: (x) => x.trim(),
+  });
+  const stderr = new PassThrough();
+  stderr.resume();
+  const run = await beginSettingsRun({
+    roots,
+    searchDirs: [dir],
+    command: 'session',
+    stderr,
+    stdin: new PassThrough(),
+    interactive: false,
+  });
+  assert.equal(run.pending.restored.length, 1);
+  assert.equal(mask(), '1');
+  assert.equal(holdsSettingsLock(roots.procRoot), true);
+  run.lock.release();
+  assert.equal(holdsSettingsLock(roots.procRoot), false);
 });

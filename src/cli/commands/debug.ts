@@ -19,7 +19,7 @@ import {
   DEFAULT_XRUN_DEBUG_MASK,
   SettingsJournal,
   XrunDebugControl,
-  acquireSettingsLock,
+  beginSettingsRun,
   assertNoLiveSession,
   currentOwner,
   debuggableStreams,
@@ -34,7 +34,6 @@ import {
   realSettingFileIo,
   resolveJournalFolder,
   restoreJournals,
-  restorePendingJournals,
   selectStreams,
   whyNoXrunDebug,
   withXrunDebug,
@@ -263,11 +262,18 @@ async function change(
   if (folder.fallbackReason) io.stderr.write(`xrunhunt: note: ${folder.fallbackReason}\n`);
   // The settings lock before any value is read; held until the change is made (lasting) or
   // restored (temporary).
-  const lock = acquireSettingsLock(values['proc-root'], opts.command);
+  const run = await beginSettingsRun({
+    roots: rootsOf(values),
+    searchDirs: folder.searchDirs,
+    command: opts.command,
+    stderr: io.stderr,
+    stdin: io.stdin,
+    interactive: interactive(io),
+  });
   try {
     return await changeLocked(ctx, opts, folder);
   } finally {
-    lock.release();
+    run.lock.release();
   }
 }
 
@@ -277,13 +283,6 @@ async function changeLocked(
   folder: JournalFolder,
 ): Promise<number> {
   const { io, values, signal } = ctx;
-  await restorePendingJournals(folder.searchDirs, {
-    stderr: io.stderr,
-    stdin: io.stdin,
-    interactive: interactive(io),
-    roots: rootsOf(values),
-    command: opts.command,
-  });
   const { streams } = debuggableStreams(values['proc-root'], values['boot-root'], {
     pcm: values.pcm,
     card: values.card,
