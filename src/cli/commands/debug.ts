@@ -537,6 +537,8 @@ export default {
 xrun_debug makes the kernel print a message (bit 0) and a stack dump (bit 1) at each
 underrun. It exists only on kernels built with CONFIG_SND_DEBUG, CONFIG_SND_VERBOSE_PROCFS
 and CONFIG_SND_PCM_XRUN_DEBUG. Changes are journaled (under $XDG_STATE_HOME/xrunhunt,
-/var/lib/xrunhunt for root, or ~/.local/state/xrunhunt) before they are made.`,
+/var/lib/xrunhunt for root, or ~/.local/state/xrunhunt; root uses $XDG_STATE_HOME only when
+root owns it) before they are made, one run at a time (a lock under /run/xrunhunt), and a
+journal is restored only when it is yours and names xrun_debug files under --proc-root.`,
   subcommands: [status, on, off, restore, inject],
 };
