@@ -538,8 +538,9 @@ for (const folders of ['the same journal folder', 'different journal folders'] a
 }
 
 test('finding 2: two "debug on --for" started at the same instant never lose the originals', async (t) => {
-  // 3 trials per folder layout: each run either gets the lock first or is refused; a run that
-  // changed settings must have journaled the true originals, and the end state is the originals.
+  // 3 trials per folder layout: one run gets the lock; the other waits up to 1 s for it and is
+  // then refused, or runs after the first has restored. Either way a run that changed settings
+  // must have journaled the true originals, and the end state is the originals.
   let refused = 0;
   for (let trial = 0; trial < 6; trial++) {
     const { env, otherEnv, root, all } = setupOriginals(t);
@@ -568,5 +569,5 @@ test('finding 2: two "debug on --for" started at the same instant never lose the
     );
     assert.deepEqual(all(), ORIGINALS, `trial ${trial}: final masks`);
   }
-  t.diagnostic(`${refused} of 6 second runs were refused (the rest started after the first ended)`);
+  t.diagnostic(`${refused} of 6 second runs were refused (the rest ran after the first ended)`);
 });

@@ -17,6 +17,7 @@ import type {
 } from '../../proc/index.js';
 import {
   DEFAULT_XRUN_DEBUG_MASK,
+  SHORT_LOCK_WAIT_MS,
   SettingsJournal,
   XrunDebugControl,
   beginSettingsRun,
@@ -422,6 +423,7 @@ xrun_debug file under --proc-root (or a file of xrunhunt's kprobe under the trac
       roots: rootsOf(values),
       includeManual: true,
       command: 'debug restore',
+      lockWaitMs: SHORT_LOCK_WAIT_MS,
     });
     const results = out.restored;
     const failed =
