@@ -102,7 +102,9 @@ export function findJournals(
     names = fs.readdirSync(dir) as string[];
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-      errors.push(`cannot list the journal folder ${dir}: ${(err as Error).message}`);
+      errors.push(
+        `cannot list the journal folder ${quoteUntrusted(dir)}: ${(err as Error).message}`,
+      );
     return { journals, errors };
   }
   for (const name of names.filter((n) => JOURNAL_NAME_RE.test(n)).sort()) {

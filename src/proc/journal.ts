@@ -126,7 +126,7 @@ export function validateJournal(value: unknown): JournalDocument | string {
   const v = value as Record<string, unknown>;
   if (v['format'] !== JOURNAL_FORMAT) return `expected format "${JOURNAL_FORMAT}"`;
   if (v['version'] !== JOURNAL_VERSION)
-    return `journal version ${String(v['version'])} is not supported (this xrunhunt reads version ${JOURNAL_VERSION})`;
+    return `journal version ${quoteUntrusted(String(v['version']), 20)} is not supported (this xrunhunt reads version ${JOURNAL_VERSION})`;
   const owner = v['owner'] as Record<string, unknown> | undefined;
   if (typeof owner !== 'object' || owner === null || typeof owner['pid'] !== 'number')
     return 'missing owner.pid';

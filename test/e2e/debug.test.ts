@@ -571,3 +571,30 @@ test('finding 2: two "debug on --for" started at the same instant never lose the
   }
   t.diagnostic(`${refused} of 6 second runs were refused (the rest ran after the first ended)`);
 });
+
+test('status quotes what a journal says: control characters in it cannot drive the terminal', async (t) => {
+  const { env, root, state, fake } = setup(t, 1);
+  mkdirSync(join(state, 'xrunhunt'), { mode: 0o700 });
+  const doc = JSON.parse(
+    plantedJournal([
+      {
+        path: fake.proc('asound/card0/pcm0p/xrun_debug'),
+        original: '1\u001b[2J',
+        kind: 'xrun_debug',
+      },
+    ]),
+  );
+  doc.owner.command = 'session\u001b]0;owned\u0007\nxrunhunt: all fine';
+  writeFileSync(join(state, 'xrunhunt', `session-${DEAD_PID}.json`), JSON.stringify(doc), {
+    mode: 0o600,
+  });
+  const r = await runCli(['debug', 'status', ...root], { env });
+  assert.equal(r.code, 0, r.stderr);
+  const out = r.stdout + r.stderr;
+  assert.ok(!out.includes('\u001b') && !out.includes('\u0007'), 'no raw ESC/BEL');
+  assert.doesNotMatch(r.stdout, /^xrunhunt: all fine/m, 'no forged line');
+  assert.match(
+    r.stdout,
+    /left by a killed run \(pid 4194403, "session\\x1b\]0;owned\\x07\\nxrunhunt: all fine"\)/,
+  );
+});

@@ -212,14 +212,15 @@ saved by "debug on/off" or by a killed run. When the kernel has no xrun_debug it
     for (const s of saved) {
       const what =
         s.kind === 'manual'
-          ? `saved by "${s.command}" (${s.startedAt}); "xrunhunt debug restore" puts them back`
+          ? `saved by "${quoteUntrusted(s.command, 80)}" (${quoteUntrusted(s.startedAt, 40)}); "xrunhunt debug restore" puts them back`
           : s.kind === 'running-session'
-            ? `xrunhunt pid ${s.pid} ("${s.command}") is running and will restore them when it ends`
-            : `left by a killed run (pid ${s.pid}, "${s.command}"); "xrunhunt debug restore" puts them back`;
+            ? `xrunhunt pid ${s.pid} ("${quoteUntrusted(s.command, 80)}") is running and will restore them when it ends`
+            : `left by a killed run (pid ${s.pid}, "${quoteUntrusted(s.command, 80)}"); "xrunhunt debug restore" puts them back`;
       io.stdout.write(
         `saved: ${s.entries.length} original value${s.entries.length === 1 ? '' : 's'} ${what}\n`,
       );
-      for (const e of s.entries) io.stdout.write(`  ${e.path} = ${e.original}\n`);
+      for (const e of s.entries)
+        io.stdout.write(`  ${quoteUntrusted(e.path)} = ${quoteUntrusted(e.original)}\n`);
     }
     return 0;
   },
