@@ -229,3 +229,25 @@ test("root ignores an XDG_STATE_HOME it does not own (sudo -E keeps the user's)"
     '/var/lib/xrunhunt',
   );
 });
+
+test('paths are journaled absolute: a restore from another folder still finds them', (t) => {
+  const dir = tempDir(t);
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    fs.writeFileSync('setting', '1');
+    const j = SettingsJournal.open(join(dir, 'j.json'), owner());
+    j.set('setting', '3');
+    assert.equal(j.has(join(dir, 'setting')), true);
+    assert.deepEqual(
+      readJournalFile(join(dir, 'j.json'))!.entries.map((e) => e.path),
+      [join(dir, 'setting')],
+    );
+  } finally {
+    process.chdir(cwd);
+  }
+  assert.deepEqual(SettingsJournal.load(join(dir, 'j.json'))!.restore().restored, [
+    { path: join(dir, 'setting'), value: '1' },
+  ]);
+  assert.equal(fs.readFileSync(join(dir, 'setting'), 'utf8'), '1');
+});

@@ -6,7 +6,7 @@
 // restore their own entries with their own writer. Model: rtla's osnoise_context
 // save/set/restore, made durable.
 import * as nodeFs from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { checkJournalFileTrust, runningUid } from './journal-trust.js';
@@ -271,12 +271,17 @@ export class SettingsJournal {
   }
 
   has(path: string): boolean {
-    return this.doc.entries.some((e) => e.path === path);
+    const absolute = resolve(path);
+    return this.doc.entries.some((e) => e.path === absolute);
   }
 
-  /** Records an original value durably (first original wins: a later call for the same path is a no-op). */
+  /**
+   * Records an original value durably (first original wins: a later call for the same path is
+   * a no-op). The path is stored absolute: a later restore may run from another folder.
+   */
   record(path: string, original: string, kind = 'value'): void {
     if (this.has(path)) return;
+    path = resolve(path);
     const next: JournalDocument = {
       ...this.doc,
       entries: [
@@ -360,7 +365,8 @@ export class SettingsJournal {
 
   /** Drops entries whose change was undone by the caller (e.g. a failed all-or-nothing change). */
   forget(paths: string[]): void {
-    const keep = this.doc.entries.filter((e) => !paths.includes(e.path));
+    const drop = paths.map((p) => resolve(p));
+    const keep = this.doc.entries.filter((e) => !drop.includes(e.path));
     if (keep.length === this.doc.entries.length) return;
     if (keep.length === 0) {
       this.discard();

@@ -168,6 +168,7 @@ export function assertNoLiveSession(journalDir: string | readonly string[], path
   const { journals, errors } = findJournalsIn(
     typeof journalDir === 'string' ? [journalDir] : journalDir,
   );
+  const absolute = paths.map((p) => resolve(p));
   if (errors.length > 0) {
     throw new XrunhuntError('resource', `refusing to change kernel settings: ${errors[0]!}`, {
       hint: 'a journal xrunhunt cannot read may hold the originals of the settings it would change; deal with it first (inspect it, put its values back by hand, remove it), then retry',
@@ -175,7 +176,7 @@ export function assertNoLiveSession(journalDir: string | readonly string[], path
   }
   for (const j of journals) {
     if (j.manual || j.journal.owner.pid === process.pid) continue;
-    const overlap = j.journal.entries.filter((e) => paths.includes(e.path));
+    const overlap = j.journal.entries.filter((e) => absolute.includes(e.path));
     if (overlap.length === 0) continue;
     const o = j.journal.owner;
     if (j.alive) {
