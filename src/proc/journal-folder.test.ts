@@ -35,7 +35,7 @@ test('a user whose state folder is read-only journals in <tmp>/xrunhunt-<uid>, a
   assert.deepEqual(f.searchDirs, [join(tmp, 'xrunhunt-1000'), '/ro/state/xrunhunt']);
 });
 
-test('root with a writable preferred folder uses it and still searches /run/xrunhunt', (t) => {
+test('root with a writable XDG_STATE_HOME of its own: that folder alone (it pins the journals)', (t) => {
   const base = fs.mkdtempSync(join(tmpdir(), 'xrunhunt-jfolder-'));
   t.after(() => fs.rmSync(base, { recursive: true, force: true }));
   const f = resolveJournalFolder({
@@ -47,7 +47,27 @@ test('root with a writable preferred folder uses it and still searches /run/xrun
   });
   assert.equal(f.dir, join(base, 'xrunhunt'));
   assert.equal(f.fallbackReason, null);
-  assert.deepEqual(f.searchDirs, [join(base, 'xrunhunt'), '/run/xrunhunt']);
+  assert.deepEqual(f.searchDirs, [join(base, 'xrunhunt')]);
+});
+
+test('root without XDG_STATE_HOME: /var/lib/xrunhunt, and readers also search /run/xrunhunt', (t) => {
+  const base = fs.mkdtempSync(join(tmpdir(), 'xrunhunt-jfolder-'));
+  t.after(() => fs.rmSync(base, { recursive: true, force: true }));
+  // MOCK fs: records instead of creating /var/lib/xrunhunt on this machine
+  const made: string[] = [];
+  const f = resolveJournalFolder({
+    env: {},
+    uid: 0,
+    home: '/root',
+    tmp: base,
+    fs: {
+      mkdirSync: ((p: string) => void made.push(p)) as typeof fs.mkdirSync,
+      accessSync: () => undefined,
+    },
+  });
+  assert.equal(f.dir, '/var/lib/xrunhunt');
+  assert.deepEqual(f.searchDirs, ['/var/lib/xrunhunt', '/run/xrunhunt']);
+  assert.ok(made.includes('/var/lib/xrunhunt'));
 });
 
 test('root: an XDG_STATE_HOME owned by another user is not used', () => {

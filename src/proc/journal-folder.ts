@@ -67,7 +67,10 @@ export interface JournalFolder {
   dir: string;
   /** Why `dir` is not the preferred folder (print it as a note), or null. */
   fallbackReason: string | null;
-  /** `dir` first, then the other folder a journal of this user may be in (preferred or fallback). */
+  /**
+   * `dir` first, then the other folder a journal of this user may be in (preferred or
+   * fallback); only `dir` when a usable $XDG_STATE_HOME pins it.
+   */
   searchDirs: string[];
 }
 
@@ -85,6 +88,12 @@ export function resolveJournalFolder(ctx: JournalFolderContext): JournalFolder {
   const preferred = defaultJournalDir(ctx.env, ctx.uid, ctx.home, ctx.ownerOf);
   const usable = usableJournalDir(preferred, ctx.uid, ctx.tmp, ctx.fs);
   const fallback = fallbackJournalDir(ctx.uid, ctx.tmp);
-  const searchDirs = [usable.dir, ...[preferred, fallback].filter((d) => d !== usable.dir)];
+  // An XDG_STATE_HOME in use pins the folder (tests and scripts keep their journals apart);
+  // otherwise a journal may be in either place, depending on what was writable when written.
+  const xdg = ctx.env['XDG_STATE_HOME'] ?? '';
+  const pinned = xdg !== '' && preferred === join(xdg, 'xrunhunt') && usable.dir === preferred;
+  const searchDirs = pinned
+    ? [usable.dir]
+    : [usable.dir, ...[preferred, fallback].filter((d) => d !== usable.dir)];
   return { dir: usable.dir, fallbackReason: usable.fallbackReason, searchDirs };
 }
