@@ -47,6 +47,7 @@ test('root with a writable XDG_STATE_HOME of its own: that folder alone (it pins
   });
   assert.equal(f.dir, join(base, 'xrunhunt'));
   assert.equal(f.fallbackReason, null);
+  assert.equal(f.ignoredXdgReason, null);
   assert.deepEqual(f.searchDirs, [join(base, 'xrunhunt')]);
 });
 
@@ -80,6 +81,10 @@ test('root: an XDG_STATE_HOME owned by another user is not used', () => {
     fs: readOnlyUnder('/var'),
   });
   assert.notEqual(f.dir, '/home/u/.local/state/xrunhunt');
+  assert.match(
+    f.ignoredXdgReason ?? '',
+    /^ignoring XDG_STATE_HOME=\/home\/u\/\.local\/state: it belongs to uid 1000, not root/,
+  );
   assert.equal(f.dir, '/run/xrunhunt');
   assert.ok(!f.searchDirs.includes('/home/u/.local/state/xrunhunt'));
 });

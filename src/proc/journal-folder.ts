@@ -7,6 +7,7 @@
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { defaultJournalDir } from './journal.js';
+import { quoteUntrusted } from '../text/untrusted-text.js';
 
 /** Where root's journal goes when /var/lib is read-only: a tmpfs. */
 export const ROOT_FALLBACK_JOURNAL_DIR = '/run/xrunhunt';
@@ -67,6 +68,8 @@ export interface JournalFolder {
   dir: string;
   /** Why `dir` is not the preferred folder (print it as a note), or null. */
   fallbackReason: string | null;
+  /** Why $XDG_STATE_HOME was ignored (root, a folder root does not own), or null. */
+  ignoredXdgReason: string | null;
   /**
    * `dir` first, then the other folder a journal of this user may be in (preferred or
    * fallback); only `dir` when a usable $XDG_STATE_HOME pins it.
@@ -83,9 +86,18 @@ export interface JournalFolderContext {
   ownerOf?: (path: string) => number | undefined;
 }
 
+function statOwner(path: string): number | undefined {
+  try {
+    return nodeFs.statSync(path).uid;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The single journal-folder resolver every command uses (issue 15). */
 export function resolveJournalFolder(ctx: JournalFolderContext): JournalFolder {
-  const preferred = defaultJournalDir(ctx.env, ctx.uid, ctx.home, ctx.ownerOf);
+  const ownerOf = ctx.ownerOf ?? statOwner;
+  const preferred = defaultJournalDir(ctx.env, ctx.uid, ctx.home, ownerOf);
   const usable = usableJournalDir(preferred, ctx.uid, ctx.tmp, ctx.fs);
   const fallback = fallbackJournalDir(ctx.uid, ctx.tmp);
   // An XDG_STATE_HOME in use pins the folder (tests and scripts keep their journals apart);
@@ -95,5 +107,10 @@ export function resolveJournalFolder(ctx: JournalFolderContext): JournalFolder {
   const searchDirs = pinned
     ? [usable.dir]
     : [usable.dir, ...[preferred, fallback].filter((d) => d !== usable.dir)];
-  return { dir: usable.dir, fallbackReason: usable.fallbackReason, searchDirs };
+  const owner = xdg !== '' && ctx.uid === 0 ? ownerOf(xdg) : 0;
+  const ignoredXdgReason =
+    owner === 0
+      ? null
+      : `ignoring XDG_STATE_HOME=${quoteUntrusted(xdg)}: ${owner === undefined ? 'it does not exist' : `it belongs to uid ${owner}, not root`} (sudo -E keeps a user's environment; root's journals never live in a folder another user controls)`;
+  return { dir: usable.dir, fallbackReason: usable.fallbackReason, ignoredXdgReason, searchDirs };
 }

@@ -395,6 +395,11 @@ test(
       !JSON.stringify(doc).includes(evil),
       `the user's folder is not read: ${JSON.stringify(doc.saved)} ${JSON.stringify(doc.warnings)}`,
     );
+    const text = await runCli(['debug', 'status', ...root], { env: { XDG_STATE_HOME: evil } });
+    assert.match(
+      text.stderr,
+      /note: ignoring XDG_STATE_HOME=.*xrunhunt-evil-.*: it belongs to uid 65534, not root/,
+    );
     assert.equal(readFileSync(victim, 'utf8'), 'precious\n');
   },
 );

@@ -103,6 +103,12 @@ export function journalDirFor(io: CliIo): string {
   return journalFolderFor(io).dir;
 }
 
+/** Says on stderr why the journal folder is not the obvious one. */
+function writeFolderNotes(io: CliIo, folder: JournalFolder): void {
+  for (const note of [folder.ignoredXdgReason, folder.fallbackReason])
+    if (note) io.stderr.write(`xrunhunt: note: ${note}\n`);
+}
+
 function rootsOf(values: { 'proc-root': string; 'sys-root': string }): SettingRoots {
   return { procRoot: values['proc-root'], sysRoot: values['sys-root'] };
 }
@@ -145,7 +151,9 @@ saved by "debug on/off" or by a killed run. When the kernel has no xrun_debug it
     const release = readKernelRelease(procRoot);
     const all = discovery.streams.filter((s) => s.xrunDebugPath !== undefined);
     const streams = selectStreams(all, { pcm: values.pcm, card: values.card });
-    const { journals, errors } = findJournalsIn(journalFolderFor(io).searchDirs);
+    const folder = journalFolderFor(io);
+    const { journals, errors } = findJournalsIn(folder.searchDirs);
+    if (!values.json) writeFolderNotes(io, folder);
     const absence =
       all.length === 0 ? whyNoXrunDebug(discovery, { bootRoot: values['boot-root'] }) : undefined;
     const saved = journals.map((j) => ({
@@ -261,7 +269,7 @@ async function change(
 ): Promise<number> {
   const { io, values } = ctx;
   const folder = journalFolderFor(io);
-  if (folder.fallbackReason) io.stderr.write(`xrunhunt: note: ${folder.fallbackReason}\n`);
+  writeFolderNotes(io, folder);
   // The settings lock before any value is read; held until the change is made (lasting) or
   // restored (temporary).
   const run = await beginSettingsRun({
@@ -420,6 +428,7 @@ xrun_debug file under --proc-root (or a file of xrunhunt's kprobe under the trac
   options: { ...ROOT_OPTIONS, ...JSON_OPTION },
   async run({ io, values }) {
     const folder = journalFolderFor(io);
+    if (!values.json) writeFolderNotes(io, folder);
     const out = await restoreJournals(folder.searchDirs, {
       roots: rootsOf(values),
       includeManual: true,
