@@ -543,13 +543,14 @@ for (const folders of ['the same journal folder', 'different journal folders'] a
 }
 
 test('finding 2: two "debug on --for" started at the same instant never lose the originals', async (t) => {
-  // 3 trials per folder layout: one run gets the lock; the other waits up to 1 s for it and is
-  // then refused, or runs after the first has restored. Either way a run that changed settings
-  // must have journaled the true originals, and the end state is the originals.
+  // 3 trials per folder layout: one run gets the lock (and holds it 2 s); the other waits up to
+  // 1 s for it and is refused — or, when the loaded machine started it over a second late, runs
+  // after the first has restored. Either way a run that changed settings must have journaled
+  // the true originals, and the end state is the originals.
   let refused = 0;
   for (let trial = 0; trial < 6; trial++) {
     const { env, otherEnv, root, all } = setupOriginals(t);
-    const args = ['debug', 'on', '--for', '300ms', '--mask', '3', ...root];
+    const args = ['debug', 'on', '--for', '2s', '--mask', '3', ...root];
     const runs = await Promise.all([
       runCli(args, { env }),
       runCli(args, { env: trial % 2 === 0 ? env : otherEnv }),
