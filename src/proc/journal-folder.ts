@@ -5,6 +5,7 @@
 // covers a kill -9. Readers (`debug status/restore`, the pending restore at every start) look
 // in both, so a journal written to the fallback is never missed.
 import * as nodeFs from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultJournalDir } from './journal.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
@@ -113,4 +114,18 @@ export function resolveJournalFolder(ctx: JournalFolderContext): JournalFolder {
       ? null
       : `ignoring XDG_STATE_HOME=${quoteUntrusted(xdg)}: ${owner === undefined ? 'it does not exist' : `it belongs to uid ${owner}, not root`} (sudo -E keeps a user's environment; root's journals never live in a folder another user controls)`;
   return { dir: usable.dir, fallbackReason: usable.fallbackReason, ignoredXdgReason, searchDirs };
+}
+
+/**
+ * Kept for callers written before resolveJournalFolder: the folder a run writes to, with the
+ * same rules (root ignores an XDG_STATE_HOME it does not own; unwritable → runtime fallback).
+ * @deprecated use resolveJournalFolder (it also says where readers must look).
+ */
+export function resolveJournalDir(
+  env: NodeJS.ProcessEnv,
+  uid: number,
+  home: string,
+  tmp: string = tmpdir(),
+): string {
+  return resolveJournalFolder({ env, uid, home, tmp }).dir;
 }
