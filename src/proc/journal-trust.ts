@@ -7,6 +7,7 @@
 // resolved (realpath) first, so a symlink cannot escape the root; restore writes the resolved path.
 import * as nodeFs from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
+import { XrunhuntError } from '../errors.js';
 import { KPROBE_EVENT, KPROBE_GROUP, TRACE_INSTANCE } from '../kernel/tracefs.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import type { JournalEntry } from './journal.js';
@@ -272,4 +273,25 @@ export function checkJournalFileTrust(
 /** The user id journals must belong to: the effective uid (root under sudo). */
 export function runningUid(): number {
   return process.geteuid?.() ?? process.getuid?.() ?? 0;
+}
+
+/**
+ * Refuses to add to a journal whose entries do not all pass the trust check for `roots` (a
+ * manual journal written with another --proc-root): restore refuses a journal whole, so mixing
+ * trees in one journal would strand the new originals too.
+ */
+export function assertJournalFitsRoots(
+  file: string,
+  entries: readonly JournalEntry[],
+  roots: SettingRoots,
+): void {
+  const verdict = judgeJournalEntries(entries, roots);
+  if (verdict.trusted) return;
+  throw new XrunhuntError(
+    'resource',
+    `refusing to add to the settings journal ${quoteUntrusted(file)}: ${verdict.reasons[0]!}`,
+    {
+      hint: `it holds originals xrunhunt would not restore under --proc-root ${quoteUntrusted(roots.procRoot)}; run "xrunhunt debug restore" with the --proc-root/--sys-root it was written for, or remove it if you did not create it`,
+    },
+  );
 }

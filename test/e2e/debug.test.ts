@@ -604,3 +604,20 @@ test('status quotes what a journal says: control characters in it cannot drive t
     /left by a killed run \(pid 4194403, "session\\x1b\]0;owned\\x07\\nxrunhunt: all fine"\)/,
   );
 });
+
+test('a lasting change is not added to a manual journal written for another --proc-root', async (t) => {
+  const a = setup(t, 1);
+  const b = setup(t, 2);
+  let r = await runCli(['debug', 'on', '--pcm', 'pcmC0D0p', ...a.root], { env: a.env });
+  assert.equal(r.code, 0, r.stderr);
+  r = await runCli(['debug', 'on', '--pcm', 'pcmC0D0p', ...b.root], { env: a.env });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(
+    r.stderr,
+    /refusing to add to the settings journal .*manual\.json: .* is not a setting/,
+  );
+  assert.equal(b.mask0p(), '2', 'the other tree is untouched');
+  r = await runCli(['debug', 'restore', ...a.root], { env: a.env });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(a.mask0p(), '1');
+});

@@ -21,6 +21,7 @@ import {
   SettingsJournal,
   XrunDebugControl,
   beginSettingsRun,
+  assertJournalFitsRoots,
   assertNoLiveSession,
   currentOwner,
   debuggableStreams,
@@ -312,6 +313,7 @@ async function changeLocked(
       manualJournalFile(folder.dir),
       currentOwner(opts.command, false, toolVersion()),
     );
+    assertJournalFitsRoots(journal.file, journal.entries, rootsOf(values));
     const control = new XrunDebugControl(journal, realSettingFileIo);
     const changes = control.enable(streams, opts.mask);
     control.releaseLock();
