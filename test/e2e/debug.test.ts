@@ -621,3 +621,18 @@ test('a lasting change is not added to a manual journal written for another --pr
   assert.equal(r.code, 0, r.stderr);
   assert.equal(a.mask0p(), '1');
 });
+
+test('debug restore while another run holds the settings lock is refused and changes nothing', async (t) => {
+  const { env, otherEnv, root, all } = setupOriginals(t);
+  const first = startTemporary(['--for', '60s', '--mask', '3', ...root], otherEnv);
+  t.after(() => first.child.kill('SIGKILL'));
+  await first.ready;
+  const r = await runCli(['debug', 'restore', ...root], { env });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, new RegExp(`another xrunhunt \\(pid ${first.child.pid}, "debug on"`));
+  noStack(r.stderr);
+  assert.deepEqual(all(), ['3', '3', '3', '3', '3']);
+  first.child.kill('SIGTERM');
+  assert.equal((await first.exited).code, 0, first.stderr());
+  assert.deepEqual(all(), ORIGINALS);
+});
