@@ -128,3 +128,25 @@ test('acquireSettingsLockWaiting: refuses at once with no wait; takes the lock o
   assert.equal(holdsSettingsLock(d, { lockDir }), true);
   lock.release();
 });
+
+test('lock files of fake trees whose holder was killed are swept at the next acquire; held ones stay', async (t) => {
+  const d = tempDir(t);
+  const lockDir = join(d, 'locks');
+  const killedRoot = join(d, 'killed');
+  const liveRoot = join(d, 'live');
+  const killed = holder(killedRoot, lockDir);
+  const live = holder(liveRoot, lockDir);
+  t.after(() => {
+    killed.child.kill('SIGKILL');
+    live.child.kill('SIGKILL');
+  });
+  await Promise.all([killed.ready, live.ready]);
+  killed.child.kill('SIGKILL');
+  await killed.exited;
+  const stale = settingsLockFile(killedRoot, { lockDir });
+  assert.equal(fs.existsSync(stale), true, 'a kill -9 leaves the file behind');
+  acquireSettingsLock(join(d, 'third'), 'x', { lockDir }).release();
+  assert.equal(fs.existsSync(stale), false);
+  assert.equal(fs.existsSync(settingsLockFile(liveRoot, { lockDir })), true);
+  assert.throws(() => acquireSettingsLock(liveRoot, 'x', { lockDir }), /another xrunhunt/);
+});

@@ -10,7 +10,7 @@
 import * as nodeFs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { tryLockExclusive } from './flock.js';
@@ -153,6 +153,7 @@ export function acquireSettingsLock(
     mine.count++;
     return handle(file);
   }
+  sweepStaleTreeLocks(dirname(file), file);
   for (let attempt = 0; attempt < 5; attempt++) {
     let fd: number;
     try {
@@ -225,6 +226,37 @@ export function acquireSettingsLock(
       hint: 'another xrunhunt is starting and stopping in a loop; retry when it is done',
     },
   );
+}
+
+/**
+ * Removes lock files of fake trees whose holder died without releasing (a kill -9 leaves the
+ * file, not the lock). Safe against a concurrent acquirer: a file is unlinked only while this
+ * process holds its flock, and an acquirer that opened it before re-checks the inode.
+ */
+function sweepStaleTreeLocks(dir: string, except: string): void {
+  let names: string[];
+  try {
+    names = nodeFs.readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const file = join(dir, name);
+    if (!/^settings-[0-9a-f]{16}\.lock$/.test(name) || file === except || held.has(file)) continue;
+    let fd: number;
+    try {
+      fd = nodeFs.openSync(file, nodeFs.constants.O_RDWR | nodeFs.constants.O_NOFOLLOW);
+    } catch {
+      continue;
+    }
+    try {
+      if (tryLockExclusive(fd)) nodeFs.unlinkSync(file);
+    } catch {
+      // not ours to judge
+    } finally {
+      nodeFs.closeSync(fd);
+    }
+  }
 }
 
 function handle(file: string): SettingsLock {
