@@ -3,15 +3,17 @@
 // `debug restore`; `session-<pid>.json` holds those of a run that restores on exit. A session
 // file whose process is dead was left by a killed run and is restored at the next start.
 import * as nodeFs from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { JournalFs, JournalOwner } from './journal.js';
 import {
   SettingsJournal,
-  defaultJournalDir,
   isOwnerAlive,
+  readJournalFile,
   readProcessStartTicks,
 } from './journal.js';
 import type { SettingFileIo } from './setting-file.js';
+import { quoteUntrusted } from '../text/untrusted-text.js';
+import { judgeOwnership, lstatFacts, runningUid } from './journal-trust.js';
 
 /** The journal of lasting changes (`debug on` / `debug off`). */
 export function manualJournalFile(dir: string): string {
@@ -52,33 +54,65 @@ export interface FoundJournal {
   alive: boolean;
 }
 
-/** Lists the journals in `dir` (unreadable ones as errors); no journal folder means none. */
+export interface FindJournalsDeps {
+  fs?: JournalFs;
+  io?: SettingFileIo;
+  startTicksOf?: (pid: number) => number | undefined;
+  /** The user journals must belong to (default: the effective uid). */
+  uid?: number;
+}
+
+/** Why a journal folder must not be read (owned by someone else, writable by others), or null. */
+export function checkJournalFolderTrust(
+  dir: string,
+  uid: number,
+  fs: Pick<typeof nodeFs, 'lstatSync'> = nodeFs,
+): string | null {
+  try {
+    const why = judgeOwnership(lstatFacts(dir, fs), 'directory', uid);
+    return why === null
+      ? null
+      : `refusing the journal folder ${quoteUntrusted(dir)}: ${why}; remove it if you did not create it, or fix its owner and mode (chmod go-w) if you did`;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    return `cannot examine the journal folder ${quoteUntrusted(dir)}: ${(err as Error).message}`;
+  }
+}
+
+/** The names findJournals reads: `manual.json`, `session-<pid>.json`, `session-<pid>-<part>.json`. */
+const JOURNAL_NAME_RE = /^(manual|session-\d+(?:-[a-z]+)?)\.json$/;
+
+/**
+ * Lists the journals in `dir` (unreadable or untrusted ones as errors); no folder means none.
+ * A folder that is not the running user's, or that others can write, yields one error and no
+ * journal: nothing in it can be trusted.
+ */
 export function findJournals(
   dir: string,
-  deps: {
-    fs?: JournalFs;
-    io?: SettingFileIo;
-    startTicksOf?: (pid: number) => number | undefined;
-  } = {},
+  deps: FindJournalsDeps = {},
 ): { journals: FoundJournal[]; errors: string[] } {
   const fs = deps.fs ?? nodeFs;
+  const uid = deps.uid ?? runningUid();
   const journals: FoundJournal[] = [];
   const errors: string[] = [];
+  const folderWhy = checkJournalFolderTrust(dir, uid, fs);
+  if (folderWhy !== null) return { journals, errors: [folderWhy] };
   let names: string[];
   try {
     names = fs.readdirSync(dir) as string[];
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-      errors.push(`cannot list the journal folder ${dir}: ${(err as Error).message}`);
+      errors.push(
+        `cannot list the journal folder ${quoteUntrusted(dir)}: ${(err as Error).message}`,
+      );
     return { journals, errors };
   }
-  for (const name of names
-    .filter((n) => /^(manual|session-\d+(?:-[a-z]+)?)\.json$/.test(n))
-    .sort()) {
+  for (const name of names.filter((n) => JOURNAL_NAME_RE.test(n)).sort()) {
     const file = join(dir, name);
     try {
-      const journal = SettingsJournal.load(file, deps);
-      if (!journal) continue;
+      const doc = readJournalFile(file, fs, uid);
+      if (!doc) continue;
+      const journal = SettingsJournal.fromDocument(file, doc, deps);
       const manual = name === 'manual.json';
       journals.push({
         file,
@@ -96,28 +130,64 @@ export function findJournals(
   return { journals, errors };
 }
 
-/** Where root's journal goes when /var/lib is read-only (live systems, the lab guest): a tmpfs. */
-export const ROOT_FALLBACK_JOURNAL_DIR = '/run/xrunhunt';
+/** findJournals over several folders (a folder listed twice is read once). */
+export function findJournalsIn(
+  dirs: readonly string[],
+  deps: FindJournalsDeps = {},
+): { journals: FoundJournal[]; errors: string[] } {
+  const journals: FoundJournal[] = [];
+  const errors: string[] = [];
+  for (const dir of [...new Set(dirs)]) {
+    const found = findJournals(dir, deps);
+    journals.push(...found.journals);
+    errors.push(...found.errors);
+  }
+  return { journals, errors };
+}
+
+/** `manual.json.tmp-1234` → 1234: the temporary name writeFileDurably gives a journal. */
+export function tempJournalPid(name: string): number | undefined {
+  const m = /^(?:manual|session-\d+(?:-[a-z]+)?)\.json\.tmp-(\d+)$/.exec(name);
+  return m ? Number(m[1]) : undefined;
+}
 
 /**
- * defaultJournalDir, except that root on a read-only /var/lib falls back to /run/xrunhunt.
- * Kernel settings do not survive a reboot either, so a tmpfs journal still covers kill -9.
+ * Deletes temporary journal files whose writer is dead (a kill -9 between write and rename).
+ * Never restores from them: a setting is changed only after its journal is renamed into
+ * place, so a temporary file names at most a change that was never made; the renamed journal
+ * beside it (if any) is the complete record. Returns the files removed.
  */
-export function resolveJournalDir(
-  env: NodeJS.ProcessEnv,
-  uid: number,
-  home: string,
-  writable: (dir: string) => boolean = (dir) => {
+export function removeStaleTempJournals(
+  dir: string,
+  deps: {
+    fs?: Pick<typeof nodeFs, 'readdirSync' | 'unlinkSync' | 'lstatSync'>;
+    isPidAlive?: (pid: number) => boolean;
+    uid?: number;
+  } = {},
+): string[] {
+  const fs = deps.fs ?? nodeFs;
+  const uid = deps.uid ?? runningUid();
+  const alive = deps.isPidAlive ?? ((pid: number) => readProcessStartTicks(pid) !== undefined);
+  if (checkJournalFolderTrust(dir, uid, fs) !== null) return [];
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir) as string[];
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = tempJournalPid(name);
+    if (pid === undefined || pid === process.pid || alive(pid)) continue;
+    const file = join(dir, name);
     try {
-      nodeFs.accessSync(dir, nodeFs.constants.W_OK);
-      return true;
+      const facts = lstatFacts(file, fs);
+      if (facts.kind !== 'file' || facts.uid !== uid) continue;
+      fs.unlinkSync(file);
+      removed.push(file);
     } catch {
-      return false;
+      // gone already, or not ours to remove
     }
-  },
-): string {
-  const dir = defaultJournalDir(env, uid, home);
-  if (uid !== 0 || (env['XDG_STATE_HOME'] ?? '') !== '') return dir;
-  if (nodeFs.existsSync(dir) ? writable(dir) : writable(dirname(dir))) return dir;
-  return ROOT_FALLBACK_JOURNAL_DIR;
+  }
+  return removed;
 }

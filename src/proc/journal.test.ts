@@ -205,22 +205,49 @@ test('owner liveness: this process yes; an exited child no; a reused pid (other 
 });
 
 test('journal folder: XDG_STATE_HOME, then /var/lib for root, then ~/.local/state', () => {
-  assert.equal(defaultJournalDir({ XDG_STATE_HOME: '/x' }, 0, '/root'), '/x/xrunhunt');
+  const ownedBy = (uid: number) => () => uid;
+  assert.equal(defaultJournalDir({ XDG_STATE_HOME: '/x' }, 0, '/root', ownedBy(0)), '/x/xrunhunt');
   assert.equal(defaultJournalDir({}, 0, '/root'), '/var/lib/xrunhunt');
   assert.equal(
     defaultJournalDir({ XDG_STATE_HOME: '' }, 1000, '/home/u'),
     '/home/u/.local/state/xrunhunt',
   );
+  assert.equal(
+    defaultJournalDir({ XDG_STATE_HOME: '/x' }, 1000, '/home/u', ownedBy(0)),
+    '/x/xrunhunt',
+    'a user may name any folder of their own: only root is protected from it',
+  );
 });
 
-test('root on a read-only /var/lib falls back to /run/xrunhunt; XDG and non-root never do', async () => {
-  const { resolveJournalDir } = await import('./journal-files.js');
-  const never = () => false;
-  assert.equal(resolveJournalDir({}, 0, '/root', never), '/run/xrunhunt');
+test("root ignores an XDG_STATE_HOME it does not own (sudo -E keeps the user's)", () => {
   assert.equal(
-    resolveJournalDir({}, 0, '/root', () => true),
+    defaultJournalDir({ XDG_STATE_HOME: '/home/u/.local/state' }, 0, '/root', () => 1000),
     '/var/lib/xrunhunt',
   );
-  assert.equal(resolveJournalDir({ XDG_STATE_HOME: '/x' }, 0, '/root', never), '/x/xrunhunt');
-  assert.equal(resolveJournalDir({}, 1000, '/home/u', never), '/home/u/.local/state/xrunhunt');
+  assert.equal(
+    defaultJournalDir({ XDG_STATE_HOME: '/gone' }, 0, '/root', () => undefined),
+    '/var/lib/xrunhunt',
+  );
+});
+
+test('paths are journaled absolute: a restore from another folder still finds them', (t) => {
+  const dir = tempDir(t);
+  const cwd = process.cwd();
+  process.chdir(dir);
+  try {
+    fs.writeFileSync('setting', '1');
+    const j = SettingsJournal.open(join(dir, 'j.json'), owner());
+    j.set('setting', '3');
+    assert.equal(j.has(join(dir, 'setting')), true);
+    assert.deepEqual(
+      readJournalFile(join(dir, 'j.json'))!.entries.map((e) => e.path),
+      [join(dir, 'setting')],
+    );
+  } finally {
+    process.chdir(cwd);
+  }
+  assert.deepEqual(SettingsJournal.load(join(dir, 'j.json'))!.restore().restored, [
+    { path: join(dir, 'setting'), value: '1' },
+  ]);
+  assert.equal(fs.readFileSync(join(dir, 'setting'), 'utf8'), '1');
 });

@@ -6,8 +6,10 @@
 // restore their own entries with their own writer. Model: rtla's osnoise_context
 // save/set/restore, made durable.
 import * as nodeFs from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { XrunhuntError } from '../errors.js';
+import { quoteUntrusted } from '../text/untrusted-text.js';
+import { checkJournalFileTrust, runningUid } from './journal-trust.js';
 import type { SettingFileIo } from './setting-file.js';
 import { realSettingFileIo } from './setting-file.js';
 
@@ -59,6 +61,7 @@ export type JournalFs = Pick<
   | 'readFileSync'
   | 'unlinkSync'
   | 'readdirSync'
+  | 'lstatSync'
 >;
 
 /** Result of putting journaled values back. Failures are listed, never thrown. */
@@ -90,10 +93,29 @@ export const BUILTIN_RESTORERS: Record<string, EntryRestorer> = {
   },
 };
 
-/** Picks the journal folder: $XDG_STATE_HOME/xrunhunt, /var/lib/xrunhunt (root), ~/.local/state/xrunhunt. */
-export function defaultJournalDir(env: NodeJS.ProcessEnv, uid: number, home: string): string {
+/** The owner of a path (stat, following links), undefined when it does not exist. */
+function ownerUid(path: string): number | undefined {
+  try {
+    return nodeFs.statSync(path).uid;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Picks the journal folder: $XDG_STATE_HOME/xrunhunt, /var/lib/xrunhunt (root),
+ * ~/.local/state/xrunhunt. For root, $XDG_STATE_HOME counts only when root owns it: `sudo -E`
+ * keeps a user's environment, and a folder the user controls must not feed root's restores.
+ */
+export function defaultJournalDir(
+  env: NodeJS.ProcessEnv,
+  uid: number,
+  home: string,
+  ownerOf: (path: string) => number | undefined = ownerUid,
+): string {
   const xdg = env['XDG_STATE_HOME'];
-  if (xdg !== undefined && xdg !== '') return join(xdg, 'xrunhunt');
+  if (xdg !== undefined && xdg !== '' && (uid !== 0 || ownerOf(xdg) === 0))
+    return join(xdg, 'xrunhunt');
   if (uid === 0) return '/var/lib/xrunhunt';
   return join(home, '.local', 'state', 'xrunhunt');
 }
@@ -104,7 +126,7 @@ export function validateJournal(value: unknown): JournalDocument | string {
   const v = value as Record<string, unknown>;
   if (v['format'] !== JOURNAL_FORMAT) return `expected format "${JOURNAL_FORMAT}"`;
   if (v['version'] !== JOURNAL_VERSION)
-    return `journal version ${String(v['version'])} is not supported (this xrunhunt reads version ${JOURNAL_VERSION})`;
+    return `journal version ${quoteUntrusted(String(v['version']), 20)} is not supported (this xrunhunt reads version ${JOURNAL_VERSION})`;
   const owner = v['owner'] as Record<string, unknown> | undefined;
   if (typeof owner !== 'object' || owner === null || typeof owner['pid'] !== 'number')
     return 'missing owner.pid';
@@ -138,16 +160,34 @@ export function writeFileDurably(fs: JournalFs, file: string, data: string): voi
   }
 }
 
-/** Reads a journal file; undefined when there is none, an XrunhuntError when it is corrupt. */
-export function readJournalFile(file: string, fs: JournalFs = nodeFs): JournalDocument | undefined {
+/**
+ * Reads a journal file; undefined when there is none, an XrunhuntError when it is corrupt or
+ * not trustworthy (not owned by the running user, writable by others, a symlink, oversized).
+ */
+export function readJournalFile(
+  file: string,
+  fs: JournalFs = nodeFs,
+  uid: number = runningUid(),
+): JournalDocument | undefined {
   let text: string;
   try {
+    const why = checkJournalFileTrust(file, uid, fs);
+    if (why !== null) {
+      throw new XrunhuntError(
+        'permission',
+        `refusing the settings journal ${quoteUntrusted(file)}: ${why}`,
+        {
+          hint: `xrunhunt only acts on journals owned by the running user and writable by nobody else; remove ${quoteUntrusted(file)} if you did not create it, or fix its owner and mode if you did`,
+        },
+      );
+    }
     text = fs.readFileSync(file, 'utf8') as string;
   } catch (err) {
+    if (err instanceof XrunhuntError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new XrunhuntError(
       'resource',
-      `cannot read the settings journal ${file}: ${(err as Error).message}`,
+      `cannot read the settings journal ${quoteUntrusted(file)}: ${(err as Error).message}`,
       {
         cause: err,
       },
@@ -161,9 +201,13 @@ export function readJournalFile(file: string, fs: JournalFs = nodeFs): JournalDo
   }
   const doc = validateJournal(parsed);
   if (typeof doc === 'string') {
-    throw new XrunhuntError('format', `the settings journal ${file} is unreadable: ${doc}`, {
-      hint: 'inspect it by hand (it lists original values of kernel settings), restore them, then delete it',
-    });
+    throw new XrunhuntError(
+      'format',
+      `the settings journal ${quoteUntrusted(file)} is unreadable: ${doc}`,
+      {
+        hint: `inspect it by hand (it lists original values of kernel settings), put them back, then delete it; until then xrunhunt changes no setting (it cannot tell which ones it names)`,
+      },
+    );
   }
   return doc;
 }
@@ -199,6 +243,15 @@ export class SettingsJournal {
     return new SettingsJournal(file, doc, fs, deps.io ?? realSettingFileIo);
   }
 
+  /** Wraps a document already read (and trust-checked) by readJournalFile. */
+  static fromDocument(
+    file: string,
+    doc: JournalDocument,
+    deps: { fs?: JournalFs; io?: SettingFileIo } = {},
+  ): SettingsJournal {
+    return new SettingsJournal(file, doc, deps.fs ?? nodeFs, deps.io ?? realSettingFileIo);
+  }
+
   /** Loads an existing journal (e.g. one left by a killed run); undefined when absent. */
   static load(
     file: string,
@@ -218,12 +271,17 @@ export class SettingsJournal {
   }
 
   has(path: string): boolean {
-    return this.doc.entries.some((e) => e.path === path);
+    const absolute = resolve(path);
+    return this.doc.entries.some((e) => e.path === absolute);
   }
 
-  /** Records an original value durably (first original wins: a later call for the same path is a no-op). */
+  /**
+   * Records an original value durably (first original wins: a later call for the same path is
+   * a no-op). The path is stored absolute: a later restore may run from another folder.
+   */
   record(path: string, original: string, kind = 'value'): void {
     if (this.has(path)) return;
+    path = resolve(path);
     const next: JournalDocument = {
       ...this.doc,
       entries: [
@@ -260,7 +318,10 @@ export class SettingsJournal {
    * clears the journal. Entries that fail stay in the journal for a later retry; entries whose
    * file vanished are dropped. Never throws for a setting that fails.
    */
-  restore(restorers: Record<string, EntryRestorer> = {}): RestoreReport {
+  restore(
+    restorers: Record<string, EntryRestorer> = {},
+    pathFor: (entry: JournalEntry) => string = (entry) => entry.path,
+  ): RestoreReport {
     const report: RestoreReport = { restored: [], gone: [], failed: [] };
     const keep: JournalEntry[] = [];
     for (const entry of [...this.doc.entries].reverse()) {
@@ -269,7 +330,8 @@ export class SettingsJournal {
         BUILTIN_RESTORERS[entry.kind] ??
         ((e: JournalEntry, io: SettingFileIo) => io.write(e.path, e.original));
       try {
-        restorer(entry, this.io);
+        const target = pathFor(entry);
+        restorer(target === entry.path ? entry : { ...entry, path: target }, this.io);
         report.restored.push({ path: entry.path, value: entry.original });
       } catch (err) {
         const code = err instanceof XrunhuntError ? err.code : undefined;
@@ -303,7 +365,8 @@ export class SettingsJournal {
 
   /** Drops entries whose change was undone by the caller (e.g. a failed all-or-nothing change). */
   forget(paths: string[]): void {
-    const keep = this.doc.entries.filter((e) => !paths.includes(e.path));
+    const drop = paths.map((p) => resolve(p));
+    const keep = this.doc.entries.filter((e) => !drop.includes(e.path));
     if (keep.length === this.doc.entries.length) return;
     if (keep.length === 0) {
       this.discard();

@@ -3,6 +3,7 @@
 // an answer ("the kernel lacks this"), not something to conjure in a tmpfs.
 import { closeSync, constants, openSync, readFileSync, rmdirSync, writeSync } from 'node:fs';
 import { XrunhuntError, errnoCode } from '../errors.js';
+import { quoteUntrusted } from '../text/untrusted-text.js';
 
 /** How settings are read and written; tests and the journal receive this as a parameter. */
 export interface SettingFileIo {
@@ -14,13 +15,36 @@ export interface SettingFileIo {
   removeDir?(path: string): void;
 }
 
-/** Maps a failed read/write of a kernel setting to a user-facing error. */
-export function settingFileError(op: 'read' | 'write', path: string, err: unknown): XrunhuntError {
+/**
+ * Maps a failed read/write of a kernel setting to a user-facing error. `euid` matters: root
+ * refused (EPERM/EACCES) is not a missing sudo but an immutable file (chattr +i), a security
+ * module or lockdown, and is said so.
+ */
+export function settingFileError(
+  op: 'read' | 'write',
+  path: string,
+  err: unknown,
+  euid: number = process.geteuid?.() ?? 0,
+): XrunhuntError {
   const code = errnoCode(err);
+  const shown = quoteUntrusted(path);
+  if ((code === 'EACCES' || code === 'EPERM') && euid === 0) {
+    return new XrunhuntError(
+      'permission',
+      `cannot ${op} ${shown}: ${code === 'EPERM' ? 'operation not permitted' : 'permission denied'} (${code}), although xrunhunt runs as root`,
+      {
+        hint:
+          code === 'EPERM'
+            ? 'the file is immutable or append-only (lsattr shows i or a: chattr -i -a it), or the kernel refuses the change (lockdown, a security module such as SELinux/AppArmor; see dmesg)'
+            : 'a security module (SELinux/AppArmor) or the mount denies it; see dmesg and the audit log',
+        cause: err,
+      },
+    );
+  }
   switch (code ?? '') {
     case 'EACCES':
     case 'EPERM':
-      return new XrunhuntError('permission', `cannot ${op} ${path}: permission denied`, {
+      return new XrunhuntError('permission', `cannot ${op} ${shown}: permission denied`, {
         hint:
           op === 'write'
             ? 'changing kernel settings needs root: run it with sudo (or as root)'
@@ -28,31 +52,36 @@ export function settingFileError(op: 'read' | 'write', path: string, err: unknow
         cause: err,
       });
     case 'ENOENT':
-      return new XrunhuntError('not-found', `cannot ${op} ${path}: it does not exist`, {
+      return new XrunhuntError('not-found', `cannot ${op} ${shown}: it does not exist`, {
         hint: 'the device or kernel option behind it is gone; run "xrunhunt doctor"',
         cause: err,
       });
     case 'EISDIR':
       return new XrunhuntError(
         'input',
-        `cannot ${op} ${path}: it is a directory, expected a file`,
+        `cannot ${op} ${shown}: it is a directory, expected a file`,
         {
           cause: err,
         },
       );
     case 'EBUSY':
-      return new XrunhuntError('resource', `cannot ${op} ${path}: it is busy (still in use)`, {
+      return new XrunhuntError('resource', `cannot ${op} ${shown}: it is busy (still in use)`, {
         hint: 'something still uses it (an enabled trace event, an open trace_pipe); retry when it is done',
         cause: err,
       });
     case 'EROFS':
-      return new XrunhuntError('permission', `cannot ${op} ${path}: read-only file system`, {
-        cause: err,
-      });
+      return new XrunhuntError(
+        'permission',
+        `cannot ${op} ${shown}: read-only file system (EROFS)`,
+        {
+          hint: 'the file system holding it is mounted read-only (a copied tree on read-only media, a container with a read-only /proc or /sys); remount it read-write or use a writable copy',
+          cause: err,
+        },
+      );
     default:
       return new XrunhuntError(
         'resource',
-        `cannot ${op} ${path}: ${err instanceof Error ? err.message : String(err)}`,
+        `cannot ${op} ${shown}: ${err instanceof Error ? err.message : String(err)}`,
         { cause: err },
       );
   }

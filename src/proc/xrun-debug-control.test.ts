@@ -24,9 +24,10 @@ function setup(t: { after(fn: () => void): void }, mask: number | string = 0) {
     rmSync(journalDir, { recursive: true, force: true });
   });
   const streams = discoverAsound(fake.procRoot).streams;
+  const roots = { procRoot: fake.procRoot, sysRoot: fake.sysRoot };
   const masks = () =>
     streams.map((s) => fake.readProc(s.xrunDebugPath!.slice(fake.procRoot.length + 1)).trim());
-  return { fake, journalDir, streams, masks };
+  return { fake, roots, journalDir, streams, masks };
 }
 
 const opts = (journalDir: string) => ({
@@ -188,7 +189,7 @@ test('withXrunDebug refuses to layer over a live session that owns the same file
 });
 
 test('a journal left by a dead session is restored (non-interactive) and reported on stderr', async (t) => {
-  const { journalDir, streams, masks, fake } = setup(t, 0);
+  const { journalDir, streams, masks, fake, roots } = setup(t, 0);
   const deadPid = 2 ** 22 + 12345; // above pid_max's ceiling (4194304): never a live process
   const j = SettingsJournal.open(sessionJournalFile(journalDir, deadPid), {
     pid: deadPid,
@@ -198,7 +199,8 @@ test('a journal left by a dead session is restored (non-interactive) and reporte
     command: 'session',
     temporary: true,
   });
-  for (const s of streams) j.set(s.xrunDebugPath!, '3', { normalize: (x) => x.trim() });
+  for (const s of streams)
+    j.set(s.xrunDebugPath!, '3', { kind: 'xrun_debug', normalize: (x) => x.trim() });
   assert.deepEqual(masks(), ['3', '3']);
   const stderr = new PassThrough();
   const chunks: string[] = [];
@@ -207,6 +209,7 @@ test('a journal left by a dead session is restored (non-interactive) and reporte
     stderr,
     stdin: new PassThrough(),
     interactive: false,
+    roots,
   });
   assert.equal(out.found, 1);
   assert.deepEqual(masks(), ['0', '0']);
@@ -217,7 +220,7 @@ test('a journal left by a dead session is restored (non-interactive) and reporte
 });
 
 test('interactive: answering "n" leaves the values and the journal', async (t) => {
-  const { journalDir, streams, masks } = setup(t, 0);
+  const { journalDir, streams, masks, roots } = setup(t, 0);
   const deadPid = 2 ** 22 + 777;
   const file = sessionJournalFile(journalDir, deadPid);
   const j = SettingsJournal.open(file, {
@@ -228,19 +231,24 @@ test('interactive: answering "n" leaves the values and the journal', async (t) =
     command: 'session',
     temporary: true,
   });
-  j.set(streams[0]!.xrunDebugPath!, '3', { normalize: (x) => x.trim() });
+  j.set(streams[0]!.xrunDebugPath!, '3', { kind: 'xrun_debug', normalize: (x) => x.trim() });
   const stdin = new PassThrough();
   stdin.end('n\n');
   const stderr = new PassThrough();
   stderr.resume();
-  const out = await restorePendingJournals(journalDir, { stderr, stdin, interactive: true });
+  const out = await restorePendingJournals(journalDir, {
+    stderr,
+    stdin,
+    interactive: true,
+    roots,
+  });
   assert.deepEqual(out.declined, [file]);
   assert.equal(masks()[0], '3');
   assert.ok(readJournalFile(file));
 });
 
 test('manual journals (debug on) are never auto-restored', async (t) => {
-  const { journalDir, streams, masks } = setup(t, 0);
+  const { journalDir, streams, masks, roots } = setup(t, 0);
   const j = SettingsJournal.open(manualJournalFile(journalDir), {
     pid: 2 ** 22 + 1,
     startTicks: 1,
@@ -249,13 +257,14 @@ test('manual journals (debug on) are never auto-restored', async (t) => {
     command: 'debug on',
     temporary: false,
   });
-  j.set(streams[0]!.xrunDebugPath!, '3', { normalize: (x) => x.trim() });
+  j.set(streams[0]!.xrunDebugPath!, '3', { kind: 'xrun_debug', normalize: (x) => x.trim() });
   const stderr = new PassThrough();
   stderr.resume();
   const out = await restorePendingJournals(journalDir, {
     stderr,
     stdin: new PassThrough(),
     interactive: false,
+    roots,
   });
   assert.equal(out.found, 0);
   assert.equal(masks()[0], '3');

@@ -5,7 +5,11 @@
 import type { PcmStreamInfo } from './discover-asound.js';
 import type { RestoreReport } from './journal.js';
 import { SettingsJournal } from './journal.js';
-import { currentOwner, findJournals, sessionJournalFile } from './journal-files.js';
+import { currentOwner, findJournalsIn, sessionJournalFile } from './journal-files.js';
+import { resolve } from 'node:path';
+import type { SettingsLock } from './settings-lock.js';
+import { acquireSettingsLock } from './settings-lock.js';
+import { quoteUntrusted } from '../text/untrusted-text.js';
 import type { SettingFileIo } from './setting-file.js';
 import { realSettingFileIo } from './setting-file.js';
 import { parseXrunDebugValue } from './asound-formats.js';
@@ -37,14 +41,40 @@ function normalizeXrunDebug(text: string): string {
   return String(v);
 }
 
-/** Save/set/restore of xrun_debug over one journal (rtla osnoise_context, made durable). */
+/** The proc root an xrun_debug path lies under (`<root>/asound/cardN/pcmDp/xrun_debug`). */
+export function procRootOfXrunDebugPath(path: string): string {
+  return resolve(path, '..', '..', '..', '..');
+}
+
+/**
+ * Save/set/restore of xrun_debug over one journal (rtla osnoise_context, made durable). The
+ * first enable() takes the settings lock of the streams' proc root before reading any value;
+ * restore() (or releaseLock(), for a change meant to stay) lets it go.
+ */
 export class XrunDebugControl {
   readonly journal: SettingsJournal;
   private readonly io: SettingFileIo;
+  private readonly locks = new Map<string, SettingsLock>();
+  private changed = false;
 
   constructor(journal: SettingsJournal, io: SettingFileIo = realSettingFileIo) {
     this.journal = journal;
     this.io = io;
+  }
+
+  private lockFor(streams: PcmStreamInfo[]): void {
+    for (const s of streams) {
+      if (s.xrunDebugPath === undefined) continue;
+      const root = procRootOfXrunDebugPath(s.xrunDebugPath);
+      if (this.locks.has(root)) continue;
+      this.locks.set(root, acquireSettingsLock(root, this.journal.owner.command));
+    }
+  }
+
+  /** Lets go of the settings lock, keeping the changes (a lasting `debug on`). */
+  releaseLock(): void {
+    for (const lock of this.locks.values()) lock.release();
+    this.locks.clear();
   }
 
   /**
@@ -53,6 +83,18 @@ export class XrunDebugControl {
    * dropped, and the error is thrown.
    */
   enable(streams: PcmStreamInfo[], mask: number): XrunDebugChange[] {
+    this.lockFor(streams);
+    try {
+      const changes = this.enableLocked(streams, mask);
+      this.changed = true;
+      return changes;
+    } catch (err) {
+      if (!this.changed) this.releaseLock();
+      throw err;
+    }
+  }
+
+  private enableLocked(streams: PcmStreamInfo[], mask: number): XrunDebugChange[] {
     const changes: XrunDebugChange[] = [];
     const undo: { path: string; value: string }[] = [];
     const recordedHere: string[] = [];
@@ -91,15 +133,22 @@ export class XrunDebugControl {
     return changes;
   }
 
-  /** Puts back every journaled original and clears the journal; never throws. */
+  /** Puts back every journaled original, clears the journal, releases the lock; never throws. */
   restore(): RestoreReport {
-    return this.journal.restore();
+    try {
+      return this.journal.restore();
+    } finally {
+      this.changed = false;
+      this.releaseLock();
+    }
   }
 }
 
 export interface WithXrunDebugOptions {
-  /** Journal folder (see defaultJournalDir). */
+  /** Journal folder (JournalFolder.dir from resolveJournalFolder). */
   journalDir: string;
+  /** Every folder to check for other runs' journals (JournalFolder.searchDirs); default journalDir. */
+  searchDirs?: readonly string[];
   /** Shown to a later run that finds the journal (`session`, `debug on --for 10m`). */
   command: string;
   toolVersion: string;
@@ -108,21 +157,42 @@ export interface WithXrunDebugOptions {
   onRestore?: (report: RestoreReport) => void;
 }
 
-/** Refuses to layer temporary changes over another live xrunhunt's (restores would interleave wrongly). */
-export function assertNoLiveSession(journalDir: string, paths: string[]): void {
-  const { journals } = findJournals(journalDir);
+/**
+ * Refuses a change that would journal a value that is not the original: while a journal in the
+ * folder cannot be read or trusted (it may name these very settings), while another run's
+ * session journal names one of `paths` (a live run is changing it; a dead run's journal was
+ * declined or refused at the pending restore, so the current value is that run's, not the
+ * system's). `journalDir`: the folder, or every folder to look in (JournalFolder.searchDirs).
+ */
+export function assertNoLiveSession(journalDir: string | readonly string[], paths: string[]): void {
+  const { journals, errors } = findJournalsIn(
+    typeof journalDir === 'string' ? [journalDir] : journalDir,
+  );
+  const absolute = paths.map((p) => resolve(p));
+  if (errors.length > 0) {
+    throw new XrunhuntError('resource', `refusing to change kernel settings: ${errors[0]!}`, {
+      hint: 'a journal xrunhunt cannot read may hold the originals of the settings it would change; deal with it first (inspect it, put its values back by hand, remove it), then retry',
+    });
+  }
   for (const j of journals) {
-    if (!j.alive || j.journal.owner.pid === process.pid) continue;
-    const overlap = j.journal.entries.filter((e) => paths.includes(e.path));
-    if (overlap.length > 0) {
+    if (j.manual || j.journal.owner.pid === process.pid) continue;
+    const overlap = j.journal.entries.filter((e) => absolute.includes(e.path));
+    if (overlap.length === 0) continue;
+    const o = j.journal.owner;
+    if (j.alive) {
       throw new XrunhuntError(
         'resource',
-        `another xrunhunt (pid ${j.journal.owner.pid}, "${j.journal.owner.command}") is changing ${overlap[0]!.path} right now`,
+        `another xrunhunt (pid ${o.pid}, "${quoteUntrusted(o.command, 80)}") is changing ${quoteUntrusted(overlap[0]!.path)} right now`,
         {
           hint: 'wait for it to finish (or stop it with Ctrl-C); it restores the original values when it ends',
         },
       );
     }
+    throw new XrunhuntError(
+      'resource',
+      `${quoteUntrusted(j.file)} (left by a killed run, pid ${o.pid}) still holds the original of ${quoteUntrusted(overlap[0]!.path)}: changing it now would journal the killed run's value as the original`,
+      { hint: 'run "xrunhunt debug restore" first (with the same --proc-root), then retry' },
+    );
   }
 }
 
@@ -139,10 +209,26 @@ export async function withXrunDebug<T>(
   options: WithXrunDebugOptions,
 ): Promise<T> {
   signal.throwIfAborted();
-  assertNoLiveSession(
-    options.journalDir,
-    streams.flatMap((s) => (s.xrunDebugPath ? [s.xrunDebugPath] : [])),
+  const paths = streams.flatMap((s) => (s.xrunDebugPath ? [s.xrunDebugPath] : []));
+  // The lock first: the check below and the journal's first write must not race another run.
+  const locks = [...new Set(paths.map(procRootOfXrunDebugPath))].map((root) =>
+    acquireSettingsLock(root, options.command),
   );
+  try {
+    assertNoLiveSession(options.searchDirs ?? options.journalDir, paths);
+    return await withXrunDebugLocked(streams, mask, signal, fn, options);
+  } finally {
+    for (const lock of locks) lock.release();
+  }
+}
+
+async function withXrunDebugLocked<T>(
+  streams: PcmStreamInfo[],
+  mask: number,
+  signal: AbortSignal,
+  fn: (changes: XrunDebugChange[], signal: AbortSignal) => Promise<T>,
+  options: WithXrunDebugOptions,
+): Promise<T> {
   const journal = SettingsJournal.open(
     sessionJournalFile(options.journalDir, process.pid),
     currentOwner(options.command, true, options.toolVersion),

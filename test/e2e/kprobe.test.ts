@@ -16,8 +16,9 @@ after(() => rmSync(work, { recursive: true, force: true }));
 const DEAD_PID = 4_194_304 + 17;
 
 test('debug restore undoes a killed session’s kprobe journal: appends the removal, never truncates, removes the instance', async () => {
-  // Plain files stand in for tracefs: the journal's restore kinds act on any path.
-  const fakeTracefs = join(work, 'tracing');
+  // Plain files stand in for tracefs (under a fake --sys-root: restore refuses paths outside it).
+  const sysRoot = join(work, 'sys');
+  const fakeTracefs = join(sysRoot, 'kernel', 'tracing');
   const instance = join(fakeTracefs, 'instances', 'xrunhunt');
   mkdirSync(instance, { recursive: true });
   const kprobeEvents = join(fakeTracefs, 'kprobe_events');
@@ -45,7 +46,7 @@ test('debug restore undoes a killed session’s kprobe journal: appends the remo
       ],
     }),
   );
-  const r = await runCli(['debug', 'restore', '--json'], {
+  const r = await runCli(['debug', 'restore', '--json', '--sys-root', sysRoot], {
     env: { XDG_STATE_HOME: state },
   });
   assert.equal(r.code, 0, r.stderr);

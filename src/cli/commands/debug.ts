@@ -2,7 +2,7 @@
 // per PCM stream. Every change goes through the settings journal first, so the originals are
 // always restorable: `on`/`off` leave the change in place until `debug restore`;
 // `on --for DURATION` / `on --hold` change it only while the command runs.
-import { homedir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import type { CliIo, CommandContext } from '../command.js';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
@@ -10,32 +10,37 @@ import { createRequire } from 'node:module';
 import { UsageError, XrunhuntError } from '../../errors.js';
 import { formatDuration, parseDuration, parseInteger } from '../../units.js';
 import type {
-  AsoundDiscovery,
-  PcmStreamInfo,
+  JournalFolder,
   RestoreReport,
+  SettingRoots,
   XrunDebugChange,
 } from '../../proc/index.js';
 import {
   DEFAULT_XRUN_DEBUG_MASK,
+  SHORT_LOCK_WAIT_MS,
   SettingsJournal,
   XrunDebugControl,
+  beginSettingsRun,
+  assertJournalFitsRoots,
   assertNoLiveSession,
   currentOwner,
+  debuggableStreams,
   decodeXrunDebugMask,
-  deadSessionJournals,
+  describeRefusedJournal,
   describeRestoreReport,
   discoverAsound,
-  findJournals,
+  findJournalsIn,
   manualJournalFile,
   parseXrunDebugMask,
   readKernelRelease,
   realSettingFileIo,
-  resolveJournalDir,
-  restorePendingJournals,
+  resolveJournalFolder,
+  restoreJournals,
   selectStreams,
   whyNoXrunDebug,
   withXrunDebug,
 } from '../../proc/index.js';
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 
 // Not imported from ../main.js: main awaits the command module at top level, so importing it
 // back from here would deadlock the module graph.
@@ -57,6 +62,13 @@ const ROOT_OPTIONS = {
     default: '/boot',
     description: 'look for config-<release> in DIR instead of /boot',
   },
+  'sys-root': {
+    type: 'string',
+    valueName: 'DIR',
+    default: '/sys',
+    description:
+      'the /sys whose tracefs journaled kprobe settings must lie under (a copied tree, tests)',
+  },
 } as const;
 
 const SELECT_OPTIONS = {
@@ -77,38 +89,33 @@ const JSON_OPTION = {
   json: { type: 'boolean', description: 'print one JSON document on stdout' },
 } as const;
 
-/** The journal folder for this user ($XDG_STATE_HOME/xrunhunt, /var/lib/xrunhunt or /run/xrunhunt, ~/.local/state/xrunhunt). */
+/** The journal folder for this user (one resolver for every command: resolveJournalFolder). */
+export function journalFolderFor(io: CliIo): JournalFolder {
+  return resolveJournalFolder({
+    env: io.env,
+    uid: process.geteuid?.() ?? process.getuid?.() ?? 1000,
+    home: io.env['HOME'] || homedir(),
+    tmp: tmpdir(),
+  });
+}
+
+/** The journal folder a changing command writes to. */
 export function journalDirFor(io: CliIo): string {
-  return resolveJournalDir(io.env, process.getuid?.() ?? 1000, io.env['HOME'] || homedir());
+  return journalFolderFor(io).dir;
+}
+
+/** Says on stderr why the journal folder is not the obvious one. */
+function writeFolderNotes(io: CliIo, folder: JournalFolder): void {
+  for (const note of [folder.ignoredXdgReason, folder.fallbackReason])
+    if (note) io.stderr.write(`xrunhunt: note: ${note}\n`);
+}
+
+function rootsOf(values: { 'proc-root': string; 'sys-root': string }): SettingRoots {
+  return { procRoot: values['proc-root'], sysRoot: values['sys-root'] };
 }
 
 function interactive(io: CliIo): boolean {
   return io.stderrIsTTY && (io.stdin as { isTTY?: boolean }).isTTY === true;
-}
-
-/** Discovers streams and keeps those with xrun_debug; explains (throws) when there are none. */
-function debuggableStreams(
-  procRoot: string,
-  bootRoot: string,
-  selection: { pcm?: string[]; card?: string },
-): { discovery: AsoundDiscovery; streams: PcmStreamInfo[] } {
-  const discovery = discoverAsound(procRoot);
-  const withFile = discovery.streams.filter((s) => s.xrunDebugPath !== undefined);
-  if (withFile.length === 0) {
-    const why = whyNoXrunDebug(discovery, { bootRoot });
-    throw new XrunhuntError('unsupported', why.message, { hint: why.hint });
-  }
-  const selected = selectStreams(withFile, selection);
-  if (selected.length === 0) {
-    const names = withFile
-      .map((s) => `${s.pcm} (card ${s.card} ${s.cardId ?? ''})`.trim())
-      .join(', ');
-    throw new UsageError(
-      `no stream with xrun_debug matches ${selection.pcm?.length ? `--pcm ${selection.pcm.join(' ')}` : ''}${selection.card !== undefined ? ` --card ${selection.card}` : ''}`.trim() +
-        `; streams with xrun_debug: ${names}`,
-    );
-  }
-  return { discovery, streams: selected };
 }
 
 function describeMask(mask: number | undefined, release: string): string {
@@ -145,7 +152,9 @@ saved by "debug on/off" or by a killed run. When the kernel has no xrun_debug it
     const release = readKernelRelease(procRoot);
     const all = discovery.streams.filter((s) => s.xrunDebugPath !== undefined);
     const streams = selectStreams(all, { pcm: values.pcm, card: values.card });
-    const { journals, errors } = findJournals(journalDirFor(io));
+    const folder = journalFolderFor(io);
+    const { journals, errors } = findJournalsIn(folder.searchDirs);
+    if (!values.json) writeFolderNotes(io, folder);
     const absence =
       all.length === 0 ? whyNoXrunDebug(discovery, { bootRoot: values['boot-root'] }) : undefined;
     const saved = journals.map((j) => ({
@@ -212,14 +221,15 @@ saved by "debug on/off" or by a killed run. When the kernel has no xrun_debug it
     for (const s of saved) {
       const what =
         s.kind === 'manual'
-          ? `saved by "${s.command}" (${s.startedAt}); "xrunhunt debug restore" puts them back`
+          ? `saved by "${quoteUntrusted(s.command, 80)}" (${quoteUntrusted(s.startedAt, 40)}); "xrunhunt debug restore" puts them back`
           : s.kind === 'running-session'
-            ? `xrunhunt pid ${s.pid} ("${s.command}") is running and will restore them when it ends`
-            : `left by a killed run (pid ${s.pid}, "${s.command}"); "xrunhunt debug restore" puts them back`;
+            ? `xrunhunt pid ${s.pid} ("${quoteUntrusted(s.command, 80)}") is running and will restore them when it ends`
+            : `left by a killed run (pid ${s.pid}, "${quoteUntrusted(s.command, 80)}"); "xrunhunt debug restore" puts them back`;
       io.stdout.write(
         `saved: ${s.entries.length} original value${s.entries.length === 1 ? '' : 's'} ${what}\n`,
       );
-      for (const e of s.entries) io.stdout.write(`  ${e.path} = ${e.original}\n`);
+      for (const e of s.entries)
+        io.stdout.write(`  ${quoteUntrusted(e.path)} = ${quoteUntrusted(e.original)}\n`);
     }
     return 0;
   },
@@ -258,13 +268,32 @@ async function change(
   ctx: CommandContext<typeof OFF_OPTIONS>,
   opts: ChangeOptions,
 ): Promise<number> {
-  const { io, values, signal } = ctx;
-  const journalDir = journalDirFor(io);
-  await restorePendingJournals(journalDir, {
+  const { io, values } = ctx;
+  const folder = journalFolderFor(io);
+  writeFolderNotes(io, folder);
+  // The settings lock before any value is read; held until the change is made (lasting) or
+  // restored (temporary).
+  const run = await beginSettingsRun({
+    roots: rootsOf(values),
+    searchDirs: folder.searchDirs,
+    command: opts.command,
     stderr: io.stderr,
     stdin: io.stdin,
     interactive: interactive(io),
   });
+  try {
+    return await changeLocked(ctx, opts, folder);
+  } finally {
+    run.lock.release();
+  }
+}
+
+async function changeLocked(
+  ctx: CommandContext<typeof OFF_OPTIONS>,
+  opts: ChangeOptions,
+  folder: JournalFolder,
+): Promise<number> {
+  const { io, values, signal } = ctx;
   const { streams } = debuggableStreams(values['proc-root'], values['boot-root'], {
     pcm: values.pcm,
     card: values.card,
@@ -277,14 +306,17 @@ async function change(
   };
   if (opts.holdMs === undefined) {
     assertNoLiveSession(
-      journalDir,
+      folder.searchDirs,
       streams.map((s) => s.xrunDebugPath!),
     );
     const journal = SettingsJournal.open(
-      manualJournalFile(journalDir),
+      manualJournalFile(folder.dir),
       currentOwner(opts.command, false, toolVersion()),
     );
-    const changes = new XrunDebugControl(journal, realSettingFileIo).enable(streams, opts.mask);
+    assertJournalFitsRoots(journal.file, journal.entries, rootsOf(values));
+    const control = new XrunDebugControl(journal, realSettingFileIo);
+    const changes = control.enable(streams, opts.mask);
+    control.releaseLock();
     report(changes, { journal: journal.file, lasting: true });
     if (!values.json)
       io.stderr.write(
@@ -318,7 +350,8 @@ async function change(
       if (values.json) report(changes, { lasting: false });
     },
     {
-      journalDir,
+      journalDir: folder.dir,
+      searchDirs: folder.searchDirs,
       command: opts.command,
       toolVersion: toolVersion(),
       onRestore: (r) => {
@@ -384,42 +417,58 @@ Writes 0 to xrun_debug (journaling the current values first, like "debug on"). U
 const restore = defineCommand({
   name: 'debug restore',
   summary: 'put back every journaled original value (from debug on/off and from killed runs)',
-  usage: 'debug restore [--json]',
+  usage: 'debug restore [--proc-root DIR] [--sys-root DIR] [--json]',
   description: `
 Writes back exactly the values journaled before xrunhunt first changed them, newest first,
 and clears the journals. Journals of a run that is still going are left to it. A setting
 that cannot be restored is reported (exit 1) and stays journaled for another try; one whose
-file no longer exists (device unplugged) is dropped.`,
-  examples: ['sudo xrunhunt debug restore'],
-  options: { ...JSON_OPTION },
+file no longer exists (device unplugged) is dropped. A journal is restored only when it and
+its folder belong to you and nobody else can write them, and when every path it names is an
+xrun_debug file under --proc-root (or a file of xrunhunt's kprobe under the tracefs of
+--sys-root); anything else is refused (exit 1) and left as it is.`,
+  examples: ['sudo xrunhunt debug restore', 'xrunhunt debug restore --proc-root /tmp/copied-proc'],
+  options: { ...ROOT_OPTIONS, ...JSON_OPTION },
   async run({ io, values }) {
-    const dir = journalDirFor(io);
-    const { journals, errors } = findJournals(dir);
-    const results: { file: string; command: string; report: RestoreReport }[] = [];
-    const live = journals.filter((j) => j.alive && j.journal.owner.pid !== process.pid);
-    // dead sessions newest first, then the lasting (manual) changes they were layered on
-    const order = [...deadSessionJournals(journals).reverse(), ...journals.filter((j) => j.manual)];
-    for (const j of order)
-      results.push({ file: j.file, command: j.journal.owner.command, report: j.journal.restore() });
-    const failed = results.some((r) => r.report.failed.length > 0) || errors.length > 0;
+    const folder = journalFolderFor(io);
+    if (!values.json) writeFolderNotes(io, folder);
+    const out = await restoreJournals(folder.searchDirs, {
+      roots: rootsOf(values),
+      includeManual: true,
+      command: 'debug restore',
+      lockWaitMs: SHORT_LOCK_WAIT_MS,
+    });
+    const results = out.restored;
+    const failed =
+      results.some((r) => r.report.failed.length > 0) ||
+      out.errors.length > 0 ||
+      out.refused.length > 0;
     if (values.json) {
       writeJson(io.stdout, {
-        journalDir: dir,
+        journalDir: folder.dir,
+        searchedDirs: folder.searchDirs,
         restored: results.flatMap((r) => r.report.restored),
         gone: results.flatMap((r) => r.report.gone),
         failed: results.flatMap((r) => r.report.failed),
-        running: live.map((j) => ({ pid: j.journal.owner.pid, command: j.journal.owner.command })),
-        errors,
+        refused: out.refused,
+        removedTemp: out.removedTemp,
+        running: out.running.map((j) => ({ pid: j.pid, command: j.command })),
+        errors: out.errors,
       });
     } else {
-      for (const e of errors) io.stderr.write(`xrunhunt: error: ${e}\n`);
-      for (const r of results) writeRestoreLines(io, r.report, 'stdout');
-      for (const j of live)
+      for (const e of out.errors) io.stderr.write(`xrunhunt: error: ${e}\n`);
+      for (const r of out.refused)
+        for (const line of describeRefusedJournal(r)) io.stderr.write(`xrunhunt: error: ${line}\n`);
+      for (const f of out.removedTemp)
         io.stderr.write(
-          `xrunhunt: pid ${j.journal.owner.pid} ("${j.journal.owner.command}") is running; it restores its own changes when it ends\n`,
+          `xrunhunt: removed ${quoteUntrusted(f)}, left half-written by a killed run\n`,
         );
-      if (results.length === 0 && errors.length === 0)
-        io.stdout.write(`nothing to restore (no journal in ${dir})\n`);
+      for (const r of results) writeRestoreLines(io, r.report, 'stdout');
+      for (const j of out.running)
+        io.stderr.write(
+          `xrunhunt: pid ${j.pid} ("${quoteUntrusted(j.command, 80)}") is running; it restores its own changes when it ends\n`,
+        );
+      if (results.length === 0 && out.errors.length === 0 && out.refused.length === 0)
+        io.stdout.write(`nothing to restore (no journal in ${folder.searchDirs.join(' or ')})\n`);
     }
     return failed ? 1 : 0;
   },
@@ -502,6 +551,8 @@ export default {
 xrun_debug makes the kernel print a message (bit 0) and a stack dump (bit 1) at each
 underrun. It exists only on kernels built with CONFIG_SND_DEBUG, CONFIG_SND_VERBOSE_PROCFS
 and CONFIG_SND_PCM_XRUN_DEBUG. Changes are journaled (under $XDG_STATE_HOME/xrunhunt,
-/var/lib/xrunhunt for root, or ~/.local/state/xrunhunt) before they are made.`,
+/var/lib/xrunhunt for root, or ~/.local/state/xrunhunt; root uses $XDG_STATE_HOME only when
+root owns it) before they are made, one run at a time (a lock under /run/xrunhunt), and a
+journal is restored only when it is yours and names xrun_debug files under --proc-root.`,
   subcommands: [status, on, off, restore, inject],
 };

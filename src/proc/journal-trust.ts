@@ -1,0 +1,297 @@
+// Whether a journal read from disk may be acted on. A journal says "write ORIGINAL to PATH";
+// run as root, that is an arbitrary file write for whoever can plant one. So before anything
+// is restored: the journal file and its folder must belong to the running user and be writable
+// by nobody else (lstat: a symlinked journal is refused), and every entry must name a setting
+// xrunhunt itself changes — an `xrun_debug` file under the proc root, or one of the few tracefs
+// files of the kprobe capture — with a value of the shape xrunhunt journals for it. Paths are
+// resolved (realpath) first, so a symlink cannot escape the root; restore writes the resolved path.
+import * as nodeFs from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { XrunhuntError } from '../errors.js';
+import { KPROBE_EVENT, KPROBE_GROUP, TRACE_INSTANCE } from '../kernel/tracefs.js';
+import { quoteUntrusted } from '../text/untrusted-text.js';
+import type { JournalEntry } from './journal.js';
+
+/** Where the settings xrunhunt changes live: the real /proc and /sys, or fake trees (tests, copies). */
+export interface SettingRoots {
+  procRoot: string;
+  sysRoot: string;
+}
+
+/** The roots of the running system. */
+export const SYSTEM_SETTING_ROOTS: SettingRoots = { procRoot: '/proc', sysRoot: '/sys' };
+
+/** A journal is a handful of entries; anything bigger was not written by xrunhunt. */
+export const JOURNAL_MAX_BYTES = 1024 * 1024;
+
+/** The longest `original` any xrunhunt setting has (xrun_debug masks, tracefs commands). */
+const ORIGINAL_MAX_CHARS = 64;
+
+/** What lstat says about a journal file or folder, reduced to what the trust rule needs. */
+export interface OwnershipFacts {
+  kind: 'file' | 'directory' | 'symlink' | 'other';
+  uid: number;
+  mode: number;
+  size: number;
+}
+
+/** Reads OwnershipFacts with lstat (never follows a symlink). */
+export function lstatFacts(
+  path: string,
+  fs: Pick<typeof nodeFs, 'lstatSync'> = nodeFs,
+): OwnershipFacts {
+  const st = fs.lstatSync(path);
+  const kind = st.isSymbolicLink()
+    ? 'symlink'
+    : st.isFile()
+      ? 'file'
+      : st.isDirectory()
+        ? 'directory'
+        : 'other';
+  return { kind, uid: st.uid, mode: st.mode, size: st.size };
+}
+
+/**
+ * Pure rule for a journal file or its folder: the expected kind, owned by `uid`, not writable by
+ * group or others (a file too big to be a journal is refused too). Returns why not, or null.
+ */
+export function judgeOwnership(
+  facts: OwnershipFacts,
+  expected: 'file' | 'directory',
+  uid: number,
+): string | null {
+  if (facts.kind === 'symlink') return 'it is a symbolic link (xrunhunt never writes one)';
+  if (facts.kind !== expected)
+    return `it is not a ${expected === 'file' ? 'regular file' : 'folder'}`;
+  if (facts.uid !== uid)
+    return `it is owned by uid ${facts.uid}, not by the running user (uid ${uid})`;
+  if ((facts.mode & 0o022) !== 0)
+    return `it is writable by ${(facts.mode & 0o002) !== 0 ? 'every user' : 'its group'} (mode ${(facts.mode & 0o7777).toString(8).padStart(4, '0')})`;
+  if (expected === 'file' && facts.size > JOURNAL_MAX_BYTES)
+    return `it is ${facts.size} bytes, larger than any journal xrunhunt writes (${JOURNAL_MAX_BYTES})`;
+  return null;
+}
+
+/** One setting xrunhunt may journal: where it lives relative to a root, its kind, its original. */
+interface SettingShape {
+  root: 'proc' | 'tracefs';
+  relative: RegExp;
+  kind: string;
+  original: (value: string) => boolean;
+  what: string;
+}
+
+const isMask = (v: string): boolean => /^\d{1,10}$/.test(v) && Number(v) <= 0xffff_ffff;
+const kprobeEventDir = `instances/${TRACE_INSTANCE}/events/${KPROBE_GROUP}/${KPROBE_EVENT}`;
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Every setting xrunhunt journals (src/proc/xrun-debug-control.ts; src/kernel/source-kprobe.ts
+ * journals the tracefs ones, with exactly these kinds and originals).
+ */
+const SETTING_SHAPES: readonly SettingShape[] = [
+  {
+    root: 'proc',
+    relative: /^asound\/card\d+\/pcm\d+[pc]\/xrun_debug$/,
+    kind: 'xrun_debug',
+    original: isMask,
+    what: 'an xrun_debug mask (a decimal integer)',
+  },
+  {
+    root: 'tracefs',
+    relative: /^kprobe_events$/,
+    kind: 'append',
+    original: (v) => v === `-:${KPROBE_GROUP}/${KPROBE_EVENT}`,
+    what: `the removal of xrunhunt's probe (-:${KPROBE_GROUP}/${KPROBE_EVENT})`,
+  },
+  {
+    root: 'tracefs',
+    relative: new RegExp(`^instances/${escapeRe(TRACE_INSTANCE)}$`),
+    kind: 'rmdir',
+    original: (v) => v === '',
+    what: "the removal of xrunhunt's tracing instance",
+  },
+  {
+    root: 'tracefs',
+    relative: new RegExp(`^${escapeRe(kprobeEventDir)}/trigger$`),
+    kind: 'append',
+    original: (v) => v === '!stacktrace',
+    what: 'the removal of the stacktrace trigger',
+  },
+  {
+    root: 'tracefs',
+    relative: new RegExp(`^${escapeRe(kprobeEventDir)}/enable$`),
+    kind: 'value',
+    original: (v) => v === '0',
+    what: 'disabling the probe event (0)',
+  },
+];
+
+/** The roots resolved to real paths (each may have several spellings: as given and realpath). */
+export interface ResolvedRoots {
+  proc: string[];
+  tracefs: string[];
+}
+
+/** What restore may do with one entry. */
+export type EntryVerdict =
+  { trust: 'ok'; path: string } | { trust: 'gone' } | { trust: 'refused'; reason: string };
+
+function under(root: string, path: string): string | null {
+  const rel = relative(root, path);
+  if (rel === '' || rel.startsWith('..') || rel.startsWith(sep) || resolve(root, rel) !== path)
+    return null;
+  return rel.split(sep).join('/');
+}
+
+/**
+ * Pure rule for one entry: `real` is the entry's path after realpath (null when it does not
+ * exist; then the path as written must itself lie under a root, and the entry counts as gone).
+ */
+export function judgeEntry(
+  entry: JournalEntry,
+  real: string | null,
+  roots: ResolvedRoots,
+): EntryVerdict {
+  const shown = quoteUntrusted(entry.path);
+  const path = real ?? resolve(entry.path);
+  const matches = SETTING_SHAPES.filter((shape) =>
+    (shape.root === 'proc' ? roots.proc : roots.tracefs).some((root) => {
+      const rel = under(root, path);
+      return rel !== null && shape.relative.test(rel);
+    }),
+  );
+  if (matches.length === 0) {
+    return {
+      trust: 'refused',
+      reason: `${shown}${real !== null && real !== entry.path ? ` (really ${quoteUntrusted(real)})` : ''} is not a setting xrunhunt changes: expected an xrun_debug file under ${quoteUntrusted(roots.proc[0] ?? '/proc')}/asound/card*/pcm*/ or a file of xrunhunt's kprobe under tracefs`,
+    };
+  }
+  const shape = matches.find((s) => s.kind === entry.kind);
+  if (!shape) {
+    return {
+      trust: 'refused',
+      reason: `${shown} is journaled as kind ${quoteUntrusted(String(entry.kind))}, but xrunhunt journals it as ${matches.map((m) => m.kind).join(' or ')}`,
+    };
+  }
+  if (
+    typeof entry.original !== 'string' ||
+    entry.original.length > ORIGINAL_MAX_CHARS ||
+    !shape.original(entry.original)
+  ) {
+    return {
+      trust: 'refused',
+      reason: `${shown}: the journaled original ${JSON.stringify(quoteUntrusted(String(entry.original), ORIGINAL_MAX_CHARS))} is not ${shape.what}`,
+    };
+  }
+  return real === null ? { trust: 'gone' } : { trust: 'ok', path: real };
+}
+
+/** Resolves the roots on disk: each as given and its realpath; tracefs at both mount points. */
+export function resolveRoots(
+  roots: SettingRoots,
+  fs: Pick<typeof nodeFs, 'realpathSync'> = nodeFs,
+): ResolvedRoots {
+  const spellings = (p: string): string[] => {
+    const given = resolve(p);
+    try {
+      const real = fs.realpathSync(given);
+      return real === given ? [given] : [given, real];
+    } catch {
+      return [given];
+    }
+  };
+  return {
+    proc: spellings(roots.procRoot),
+    tracefs: [
+      ...spellings(join(roots.sysRoot, 'kernel', 'tracing')),
+      ...spellings(join(roots.sysRoot, 'kernel', 'debug', 'tracing')),
+    ],
+  };
+}
+
+/** Realpath of an entry's path; null when it (or a folder on the way) does not exist. */
+export function realPathOrNull(
+  path: string,
+  fs: Pick<typeof nodeFs, 'realpathSync'> = nodeFs,
+): string | null {
+  try {
+    return fs.realpathSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw err;
+  }
+}
+
+/** The verdict on every entry of a journal, or the reasons it must not be restored at all. */
+export type JournalVerdict =
+  { trusted: true; paths: Map<JournalEntry, string> } | { trusted: false; reasons: string[] };
+
+/**
+ * Checks a journal's entries against the roots. Trusted: every entry names a setting xrunhunt
+ * changes (gone ones included: restore drops them); `paths` maps entries to the real path to
+ * write. One bad entry refuses the whole journal: it was not written by xrunhunt as it stands.
+ */
+export function judgeJournalEntries(
+  entries: readonly JournalEntry[],
+  roots: SettingRoots,
+  fs: Pick<typeof nodeFs, 'realpathSync'> = nodeFs,
+): JournalVerdict {
+  const resolved = resolveRoots(roots, fs);
+  const reasons: string[] = [];
+  const paths = new Map<JournalEntry, string>();
+  for (const entry of entries) {
+    let real: string | null;
+    try {
+      real = realPathOrNull(entry.path, fs);
+    } catch (err) {
+      reasons.push(
+        `${quoteUntrusted(entry.path)} cannot be resolved: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+      );
+      continue;
+    }
+    const verdict = judgeEntry(entry, real, resolved);
+    if (verdict.trust === 'refused') reasons.push(verdict.reason);
+    else if (verdict.trust === 'ok') paths.set(entry, verdict.path);
+  }
+  return reasons.length > 0 ? { trusted: false, reasons } : { trusted: true, paths };
+}
+
+/** Checks a journal file and its folder with lstat; returns why they are not trusted, or null. */
+export function checkJournalFileTrust(
+  file: string,
+  uid: number,
+  fs: Pick<typeof nodeFs, 'lstatSync'> = nodeFs,
+): string | null {
+  const dir = dirname(file);
+  const dirWhy = judgeOwnership(lstatFacts(dir, fs), 'directory', uid);
+  if (dirWhy !== null) return `its folder ${quoteUntrusted(dir)}: ${dirWhy}`;
+  return judgeOwnership(lstatFacts(file, fs), 'file', uid);
+}
+
+/** The user id journals must belong to: the effective uid (root under sudo). */
+export function runningUid(): number {
+  return process.geteuid?.() ?? process.getuid?.() ?? 0;
+}
+
+/**
+ * Refuses to add to a journal whose entries do not all pass the trust check for `roots` (a
+ * manual journal written with another --proc-root): restore refuses a journal whole, so mixing
+ * trees in one journal would strand the new originals too.
+ */
+export function assertJournalFitsRoots(
+  file: string,
+  entries: readonly JournalEntry[],
+  roots: SettingRoots,
+): void {
+  const verdict = judgeJournalEntries(entries, roots);
+  if (verdict.trusted) return;
+  throw new XrunhuntError(
+    'resource',
+    `refusing to add to the settings journal ${quoteUntrusted(file)}: ${verdict.reasons[0]!}`,
+    {
+      hint: `it holds originals xrunhunt would not restore under --proc-root ${quoteUntrusted(roots.procRoot)}; run "xrunhunt debug restore" with the --proc-root/--sys-root it was written for, or remove it if you did not create it`,
+    },
+  );
+}
