@@ -398,3 +398,157 @@ test('serve --duration stops by itself and reports what it did', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('submit against a hostile collector: endless reply, gzip bomb, redirect loop, escape sequences, redirects', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'xrh-submit-'));
+  writeFileSync(join(dir, 'token'), `${TOKEN}\n`);
+  const bundle = join(FIX, 'session-v0-draft.json');
+  const sent = readFileSync(bundle);
+  const ID = 'b'.repeat(64);
+  let endlessBytes = 0;
+  const seen: { path: string; auth: string | undefined; bytes: number }[] = [];
+  // A second origin (another port) that records whether the token reached it.
+  const other = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      seen.push({
+        path: 'other',
+        auth: req.headers['authorization'],
+        bytes: Buffer.concat(chunks).length,
+      });
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'wrong token' }));
+    });
+  });
+  await new Promise<void>((r) => other.listen(0, '127.0.0.1', r));
+  const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+  const hostile = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = req.url ?? '/';
+      seen.push({ path, auth: req.headers['authorization'], bytes: Buffer.concat(chunks).length });
+      if (path === '/endless') {
+        res.writeHead(201, { 'content-type': 'application/json' });
+        const block = Buffer.alloc(64 * 1024, 0x41);
+        const pump = (): void => {
+          // Stops by itself: at 1 GiB, or when the client hangs up.
+          while (!res.destroyed && endlessBytes < 1 << 30) {
+            endlessBytes += block.length;
+            if (!res.write(block)) {
+              res.once('drain', pump);
+              return;
+            }
+          }
+          res.end();
+        };
+        pump();
+      } else if (path === '/bomb') {
+        res.writeHead(400, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+        res.end(gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20)));
+      } else if (path === '/loop') {
+        res.writeHead(307, { location: '/loop' });
+        res.end();
+      } else if (path === '/escape') {
+        res.writeHead(400, { 'content-type': 'application/json', 'retry-after': '1\u009b2J' });
+        res.end(
+          JSON.stringify({
+            error: '\u001b[2J\u001b]0;pwned\u0007\r\nxrunhunt: accepted: fake\u009b31m',
+          }),
+        );
+      } else if (path === '/moved') {
+        res.writeHead(307, { location: '/final' });
+        res.end();
+      } else if (path === '/final') {
+        res.writeHead(201, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: 'accepted', id: ID }));
+      } else if (path === '/away') {
+        res.writeHead(308, { location: `${otherUrl}/` });
+        res.end();
+      } else if (path === '/see-other') {
+        res.writeHead(303, { location: '/final' });
+        res.end();
+      } else {
+        res.writeHead(404);
+        res.end();
+      }
+    });
+  });
+  await new Promise<void>((r) => hostile.listen(0, '127.0.0.1', r));
+  const base = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}`;
+  const submit = (path: string, ...more: string[]) =>
+    runCli(['submit', `${base}${path}`, bundle, '--token', join(dir, 'token'), ...more], {
+      timeoutMs: 90_000,
+    });
+  const noControl = (text: string): void =>
+    assert.doesNotMatch(
+      text.replace(/\n/g, ''),
+      // eslint-disable-next-line no-control-regex
+      /[\u0000-\u001f\u007f-\u009f]/,
+      JSON.stringify(text),
+    );
+  try {
+    const endless = await submit('/endless');
+    assert.equal(endless.code, 1, endless.stderr);
+    assert.match(endless.stderr, /answered HTTP 201 but the reply is longer than 65536 bytes/);
+    assert.doesNotMatch(endless.stderr, /at .*\.ts:\d+/, 'no stack trace');
+    // The socket buffers hold a few MB at most; the old client read until 1 GiB.
+    assert.ok(endlessBytes < 256 * 1024 * 1024, `the collector could send ${endlessBytes} bytes`);
+
+    const bomb = await submit('/bomb');
+    assert.equal(bomb.code, 1, bomb.stderr);
+    assert.match(
+      bomb.stderr,
+      /HTTP 400\): the gzip-encoded reply decompresses to more than 65536 bytes/,
+    );
+
+    const loop = await submit('/loop');
+    assert.equal(loop.code, 1);
+    assert.match(loop.stderr, /not sent: more than 3 redirects/);
+    assert.equal(seen.filter((s) => s.path === '/loop').length, 4, 'first try + 3 redirects');
+    assert.doesNotMatch(loop.stderr, /detached ArrayBuffer|at .*\.ts:\d+/);
+
+    const escape = await submit('/escape');
+    assert.equal(escape.code, 1);
+    assert.equal(escape.stdout, '');
+    noControl(escape.stderr);
+    assert.equal(escape.stderr.trim().split('\n').length, 1, escape.stderr);
+    assert.doesNotMatch(escape.stderr, /^xrunhunt: accepted/m);
+    assert.match(
+      escape.stderr,
+      /\\x1b\[2J\\x1b\]0;pwned\\x07\\r\\nxrunhunt: accepted: fake\\x9b31m/,
+    );
+    const escapeJson = await submit('/escape', '--json');
+    noControl(escapeJson.stdout);
+    assert.equal((JSON.parse(escapeJson.stdout) as { status: number }).status, 400);
+
+    // A 307 re-sends the whole body (this failed with "detached ArrayBuffer" before).
+    const moved = await submit('/moved');
+    assert.equal(moved.code, 0, moved.stderr);
+    assert.equal(moved.stdout, `accepted: ${ID}\n`);
+    const final = seen.filter((s) => s.path === '/final').at(-1)!;
+    assert.deepEqual([final.bytes, final.auth], [sent.length, `Bearer ${TOKEN}`]);
+
+    const away = await submit('/away');
+    assert.equal(away.code, 1);
+    assert.match(away.stderr, /HTTP 401\) \(answered by http:\/\/127\.0\.0\.1:\d+\): wrong token/);
+    assert.match(away.stderr, /the token was not sent/);
+    const atOther = seen.filter((s) => s.path === 'other');
+    assert.deepEqual(atOther, [{ path: 'other', auth: undefined, bytes: sent.length }]);
+
+    const seeOther = await submit('/see-other');
+    assert.equal(seeOther.code, 1);
+    assert.match(seeOther.stderr, /would turn the upload into a GET/);
+
+    const fifo = await runCli(['submit', `${base}/final`, '/dev/zero']);
+    assert.equal(fifo.code, 1);
+    assert.match(fifo.stderr, /expected a bundle \(a regular file\), found a character device/);
+  } finally {
+    hostile.closeAllConnections();
+    other.closeAllConnections();
+    await new Promise((r) => hostile.close(r));
+    await new Promise((r) => other.close(r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
