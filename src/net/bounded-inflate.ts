@@ -9,24 +9,30 @@ export type InflateResult =
   | { ok: true; bytes: Buffer }
   | { ok: false; reason: 'too-large' | 'truncated' | 'corrupt'; detail: string };
 
-/** Inflates gzip bytes asynchronously with a hard output cap (bytes); never throws. */
-export function inflateBounded(gzip: Uint8Array, maxOutput: number): Promise<InflateResult> {
+/**
+ * Inflates gzip bytes asynchronously with a hard output cap (bytes); never throws. The output
+ * is gathered into one buffer that starts at `expectedSize` (when the caller knows it) and
+ * doubles up to the cap, so memory is about the output once, not twice.
+ */
+export function inflateBounded(
+  gzip: Uint8Array,
+  maxOutput: number,
+  expectedSize: number = 64 * 1024,
+): Promise<InflateResult> {
   return new Promise((resolve) => {
     const gunzip = createGunzip();
-    const chunks: Buffer[] = [];
+    let out = Buffer.allocUnsafe(Math.max(1, Math.min(maxOutput, expectedSize)));
     let size = 0;
     let settled = false;
     const settle = (r: InflateResult): void => {
       if (settled) return;
       settled = true;
-      chunks.length = 0;
       if (!r.ok) gunzip.destroy();
       resolve(r);
     };
     gunzip.on('data', (c: Buffer) => {
       if (settled) return;
-      size += c.length;
-      if (size > maxOutput) {
+      if (size + c.length > maxOutput) {
         settle({
           ok: false,
           reason: 'too-large',
@@ -34,12 +40,19 @@ export function inflateBounded(gzip: Uint8Array, maxOutput: number): Promise<Inf
         });
         return;
       }
-      chunks.push(c);
+      if (size + c.length > out.length) {
+        const bigger = Buffer.allocUnsafe(
+          Math.min(maxOutput, Math.max(out.length * 2, size + c.length)),
+        );
+        out.copy(bigger, 0, 0, size);
+        out = bigger;
+      }
+      c.copy(out, size);
+      size += c.length;
     });
     gunzip.on('end', () => {
       if (settled) return;
-      const bytes = Buffer.concat(chunks, size);
-      settle({ ok: true, bytes });
+      settle({ ok: true, bytes: out.subarray(0, size) });
     });
     gunzip.on('error', (err) => {
       const truncated =

@@ -1,11 +1,13 @@
 // `xrunhunt serve`: a small HTTP receiver so users can send bundles with `xrunhunt submit`
 // (or curl) into an inbox that `aggregate --watch` ingests.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { writeNdjson } from '../output.js';
 import { UsageError, XrunhuntError, errnoCode } from '../../errors.js';
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { parseDuration, parseSize } from '../../units.js';
+import { prepareInbox, removeLeftoverTempFiles } from '../../bundle/inbox-dir.js';
 import { parseRateLimit } from '../../bundle/rate-limit.js';
 import {
   isLoopbackHost,
@@ -37,6 +39,15 @@ export function readTokenFile(path: string): string {
   return token;
 }
 
+/** One text log line per upload; `r.error` is already escaped by the receiver, bounded here. */
+export function uploadLogLine(at: Date, r: UploadResult): string {
+  const what =
+    r.outcome === 'aborted'
+      ? `aborted: ${r.error ?? ''}`
+      : (r.id ?? quoteUntrusted(r.error ?? '', 300));
+  return `${at.toISOString()} ${r.client} ${r.status} ${what}\n`;
+}
+
 export default defineCommand({
   name: 'serve',
   summary: 'receive bundles over HTTP into an inbox folder (for aggregate --watch)',
@@ -44,8 +55,10 @@ export default defineCommand({
   description: `
 Accepts POST of one bundle (JSON or gzip) at / or /bundles, validates it, and writes it
 atomically into the inbox as <sha256>.json[.gz]. Answers: 201 accepted, 200 duplicate,
-400 invalid (with the reason), 401 missing/wrong token, 413 too large, 429 too many uploads
-from one client (Retry-After), 503 busy. Listens on loopback unless told otherwise; put it
+400 invalid (with the reason), 401 missing/wrong token, 408 body too slow, 413 too large,
+429 too many uploads from one client (Retry-After), 503 busy (Retry-After), 507 inbox full
+(Retry-After). A body must arrive within 30 s at 4 KiB/s or more after 3 s; at most 8
+uploads at once per client address; work starts only once a body is complete. Listens on loopback unless told otherwise; put it
 behind a TLS reverse proxy to collect over the internet, and always use --token then.`,
   examples: [
     'xrunhunt serve --inbox /srv/xrunhunt/inbox',
@@ -116,23 +129,18 @@ behind a TLS reverse proxy to collect over the internet, and always use --token 
       values.duration === undefined ? null : parseDuration(values.duration, '--duration');
     const token = values.token ? readTokenFile(resolve(io.cwd, values.token)) : null;
     const inbox = resolve(io.cwd, values.inbox);
-    mkdirSync(inbox, { recursive: true });
+    prepareInbox(inbox);
+    const leftovers = removeLeftoverTempFiles(inbox);
     if (!isLoopbackHost(listen.host) && token === null) {
       io.stderr.write(
         `xrunhunt: warning: listening on ${listen.host} without --token: anyone who can reach this port can fill the inbox\n`,
       );
     }
-    const counts = { accepted: 0, duplicate: 0, rejected: 0 };
+    const counts = { accepted: 0, duplicate: 0, rejected: 0, aborted: 0, failed: 0 };
     const onResult = (r: UploadResult): void => {
-      if (r.status === 201) counts.accepted++;
-      else if (r.status === 200) counts.duplicate++;
-      else counts.rejected++;
+      counts[r.outcome]++;
       if (values.json) writeNdjson(io.stdout, { type: 'upload', ...r });
-      else {
-        io.stderr.write(
-          `${new Date().toISOString()} ${r.client} ${r.status} ${r.id ?? r.error ?? ''}\n`,
-        );
-      }
+      else io.stderr.write(uploadLogLine(new Date(), r));
     };
     const rx = await startReceiver({
       inbox,
@@ -143,8 +151,17 @@ behind a TLS reverse proxy to collect over the internet, and always use --token 
       port: listen.port,
       onResult,
     });
-    if (values.json) writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox });
-    else io.stderr.write(`listening on ${rx.url} → ${inbox} (Ctrl-C to stop)\n`);
+    if (values.json) {
+      if (leftovers.length) writeNdjson(io.stdout, { type: 'cleanup', removed: leftovers });
+      writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox });
+    } else {
+      if (leftovers.length) {
+        io.stderr.write(
+          `removed ${leftovers.length} temp file(s) an interrupted earlier run left in ${quoteUntrusted(inbox)}\n`,
+        );
+      }
+      io.stderr.write(`listening on ${rx.url} → ${quoteUntrusted(inbox)} (Ctrl-C to stop)\n`);
+    }
     await new Promise<void>((done) => {
       const timer = durationMs === null ? undefined : setTimeout(done, durationMs);
       const stop = (): void => {
@@ -158,7 +175,7 @@ behind a TLS reverse proxy to collect over the internet, and always use --token 
     if (values.json) writeNdjson(io.stdout, { type: 'stopped', ...counts });
     else
       io.stderr.write(
-        `stopped: ${counts.accepted} accepted, ${counts.duplicate} duplicate, ${counts.rejected} rejected\n`,
+        `stopped: ${counts.accepted} accepted, ${counts.duplicate} duplicate, ${counts.rejected} rejected, ${counts.aborted} aborted by the client, ${counts.failed} failed\n`,
       );
     return 0;
   },
