@@ -77,7 +77,8 @@ function holdOpen(url: string, localAddress: string): Promise<Socket> {
 }
 
 test('one client gets at most uploadsPerClient open uploads; other clients are not affected', async () => {
-  await withReceiver({ uploadsPerClient: 2 }, 1 << 20, async (url) => {
+  // placeWaitMs 0: no waiting for the young uploads to become displaceable.
+  await withReceiver({ uploadsPerClient: 2, placeWaitMs: 0 }, 1 << 20, async (url) => {
     const held = [await holdOpen(url, '127.0.0.1'), await holdOpen(url, '127.0.0.1')];
     try {
       await new Promise((r) => setTimeout(r, 100));
@@ -127,5 +128,25 @@ test('a multi-member gzip (trailer understates the size) is still read; gzip ins
     const bomb = await post(url, gzipSync(Buffer.alloc(40 * 1024 * 1024, 0x20)));
     assert.equal(bomb.status, 400);
     assert.match(bomb.text, /decompresses to more than 33554432 bytes/);
+  });
+});
+
+test('a client at its limit displaces its own stalled upload (open ≥ 1 s, below the rate)', async () => {
+  await withReceiver({ uploadsPerClient: 2 }, 1 << 20, async (url, results) => {
+    const held = [await holdOpen(url, '127.0.0.1'), await holdOpen(url, '127.0.0.1')];
+    const answers: string[] = [];
+    for (const s of held) s.on('data', (d: Buffer) => answers.push(d.toString()));
+    try {
+      await new Promise((r) => setTimeout(r, 1200));
+      const valid = await post(url, JSON_BUNDLE, '127.0.0.1');
+      assert.equal(valid.status, 201, valid.text);
+      const displaced = results.filter((r) => r.status === 408);
+      assert.equal(displaced.length, 1);
+      assert.match(String(displaced[0]!.error), /displaced by a newer upload from 127\.0\.0\.1/);
+      await new Promise((r) => setTimeout(r, 100));
+      assert.match(answers.join(''), /^HTTP\/1\.1 408/);
+    } finally {
+      for (const s of held) s.destroy();
+    }
   });
 });

@@ -23,6 +23,7 @@ import { gzipDeclaredSize, inflateBounded } from '../net/bounded-inflate.js';
 import { createByteBudget } from '../net/byte-budget.js';
 import { clientKey } from '../net/client-key.js';
 import { createPerClientLimit } from '../net/per-client-limit.js';
+import { createSlowUploadRegistry } from '../net/slow-upload-registry.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { bundleHash } from './content-hash.js';
 import { isGzip, parseBundleBytes } from './read.js';
@@ -39,6 +40,8 @@ export const REQUEST_TIMEOUT_MS = 40_000;
 export const HEADERS_TIMEOUT_MS = 10_000;
 /** How often Node checks the header and request timeouts (ms): the cut comes within this of them. */
 export const TIMEOUT_CHECK_INTERVAL_MS = 500;
+/** How often a client at its limit looks for a place again (ms). */
+const PLACE_POLL_MS = 100;
 /** Retry-After (s) sent with 507 when the inbox's file system is full. */
 export const FULL_INBOX_RETRY_S = 60;
 
@@ -52,6 +55,13 @@ export interface ReceiverLimits {
   bodyBytesBudget: number;
   /** Uploads open at once from one client (IPv4 address, IPv6 /64). */
   uploadsPerClient: number;
+  /**
+   * A client at its limit may displace its slowest upload once that one has been open this
+   * long (ms) and is below the body's minimum rate (slow-upload-registry.ts).
+   */
+  displaceAfterMs: number;
+  /** How long a client at its limit waits for a place before 429 (ms); > displaceAfterMs. */
+  placeWaitMs: number;
   /** Uploads whose body has arrived, waiting for admission; more get 503. */
   maxWaiting: number;
   /** Longest wait for admission before 503 (ms). */
@@ -68,6 +78,8 @@ export const DEFAULT_RECEIVER_LIMITS: ReceiverLimits = {
   decodedBytesBudget: 64 * 1024 * 1024,
   bodyBytesBudget: 64 * 1024 * 1024,
   uploadsPerClient: 8,
+  displaceAfterMs: 1000,
+  placeWaitMs: 2000,
   maxWaiting: 1024,
   maxWaitMs: 15_000,
   body: DEFAULT_BODY_DEADLINE,
@@ -206,6 +218,19 @@ export function createUploadHandler(
   const limits: ReceiverLimits = { ...DEFAULT_RECEIVER_LIMITS, ...options.limits };
   const limiter = createRateLimiter(options.rateLimit);
   const perClient = createPerClientLimit(limits.uploadsPerClient);
+  const slowUploads = createSlowUploadRegistry({
+    minAgeMs: limits.displaceAfterMs,
+    minBytesPerSec: limits.body.minBytesPerSec,
+  });
+  /** Takes one of the client's places; the returned release is safe to call twice. */
+  const takePlace = (key: string): (() => void) | null => {
+    if (!perClient.tryTake(key)) return null;
+    let held = true;
+    return () => {
+      if (held) perClient.release(key);
+      held = false;
+    };
+  };
   const bodyBudget = createByteBudget(limits.bodyBytesBudget);
   const gate = createAdmissionGate({
     slots: limits.processingSlots,
@@ -286,22 +311,43 @@ export function createUploadHandler(
       return;
     }
     const key = clientKey(client);
-    if (!perClient.tryTake(key)) {
-      reject(
-        429,
-        `too many uploads at once from ${client} (at most ${limits.uploadsPerClient}): retry in 1 s`,
-        { 'retry-after': '1' },
-      );
-      return;
-    }
-    res.once('close', () => perClient.release(key));
-    void receiveUpload(req, res, client, reject);
+    void (async () => {
+      const place = await placeFor(key, req);
+      if (place === null) {
+        reject(
+          429,
+          `too many uploads at once from ${client} (at most ${limits.uploadsPerClient}): retry in 1 s`,
+          { 'retry-after': '1' },
+        );
+        return;
+      }
+      res.once('close', place);
+      await receiveUpload(req, res, client, key, place, reject);
+    })();
   };
+
+  /**
+   * One of the client's places: at once, or by displacing a stalled upload of the same
+   * client, or — when its uploads are all too young to judge — once one of those becomes
+   * displaceable or ends (polled, at most placeWaitMs). Null when none came.
+   */
+  async function placeFor(key: string, req: IncomingMessage): Promise<(() => void) | null> {
+    const deadline = now() + limits.placeWaitMs;
+    for (;;) {
+      const place = takePlace(key);
+      if (place !== null) return place;
+      if (slowUploads.displaceOne(key, now())) return takePlace(key);
+      if (now() >= deadline || req.destroyed) return null;
+      await new Promise((r) => setTimeout(r, PLACE_POLL_MS));
+    }
+  }
 
   async function receiveUpload(
     req: IncomingMessage,
     res: ServerResponse,
     client: string,
+    key: string,
+    releasePlace: () => void,
     reject: (status: number, error: string, headers?: Record<string, string>) => void,
   ): Promise<void> {
     const arrived = await readBodyBounded(req, {
@@ -309,6 +355,17 @@ export function createUploadHandler(
       deadline: limits.body,
       budget: bodyBudget,
       now,
+      register: (h) =>
+        slowUploads.add(key, {
+          startedMs: h.startedMs,
+          receivedBytes: h.receivedBytes,
+          displace: () => {
+            h.cut(
+              `displaced by a newer upload from ${client}: this one sent ${h.receivedBytes()} bytes in ${((now() - h.startedMs) / 1000).toFixed(1)} s`,
+            );
+            releasePlace();
+          },
+        }),
     });
     switch (arrived.kind) {
       case 'too-large':

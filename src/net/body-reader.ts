@@ -24,6 +24,15 @@ export interface BodyReadOptions {
   now: () => number;
   /** How often the deadline is checked (ms). */
   checkEveryMs?: number;
+  /**
+   * Called once reading starts with this read's progress and a way to cut it short
+   * (slow-upload-registry.ts); returns the function to call when the read is over.
+   */
+  register?: (handle: {
+    startedMs: number;
+    receivedBytes(): number;
+    cut(reason: string): void;
+  }) => () => void;
 }
 
 /** Reads `req`'s body within the limits; resolves once, never rejects. */
@@ -40,6 +49,7 @@ export function readBodyBounded(
       if (settled) return;
       settled = true;
       clearInterval(timer);
+      unregister();
       req.off('data', onData);
       if (outcome.kind !== 'complete') {
         chunks.length = 0;
@@ -66,6 +76,12 @@ export function readBodyBounded(
       if (verdict.kind !== 'ok')
         finish({ kind: 'too-slow', receivedBytes: size, reason: verdict.reason });
     }, options.checkEveryMs ?? 250);
+    const unregister =
+      options.register?.({
+        startedMs: started,
+        receivedBytes: () => size,
+        cut: (reason) => finish({ kind: 'too-slow', receivedBytes: size, reason }),
+      }) ?? ((): void => undefined);
     req.on('data', onData);
     req.on('end', () => {
       const body = Buffer.concat(chunks, size);
