@@ -9,6 +9,7 @@ import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { parseDuration, parseSize } from '../../units.js';
 import { prepareInbox, removeLeftoverTempFiles } from '../../bundle/inbox-dir.js';
 import { parseRateLimit } from '../../bundle/rate-limit.js';
+import { uploadLogLine } from '../../net/upload-log-line.js';
 import {
   isLoopbackHost,
   parseListen,
@@ -24,7 +25,7 @@ export function readTokenFile(path: string): string {
   } catch (err) {
     throw new XrunhuntError(
       errnoCode(err) === 'ENOENT' ? 'not-found' : 'input',
-      `cannot read the token file ${path}: ${(err as Error).message}`,
+      `cannot read the token file ${quoteUntrusted(path)}: ${(err as Error).message}`,
       { hint: 'create one with: head -c 32 /dev/urandom | base64 > token && chmod 600 token' },
     );
   }
@@ -32,20 +33,11 @@ export function readTokenFile(path: string): string {
   if (token.length < 16 || /\s/.test(token)) {
     throw new XrunhuntError(
       'input',
-      `the token in ${path} must be one line of at least 16 characters without spaces (found ${token.length} characters)`,
+      `the token in ${quoteUntrusted(path)} must be one line of at least 16 characters without spaces (found ${token.length} characters)`,
       { hint: 'create one with: head -c 32 /dev/urandom | base64 > token && chmod 600 token' },
     );
   }
   return token;
-}
-
-/** One text log line per upload; `r.error` is already escaped by the receiver, bounded here. */
-export function uploadLogLine(at: Date, r: UploadResult): string {
-  const what =
-    r.outcome === 'aborted'
-      ? `aborted: ${r.error ?? ''}`
-      : (r.id ?? quoteUntrusted(r.error ?? '', 300));
-  return `${at.toISOString()} ${r.client} ${r.status} ${what}\n`;
 }
 
 export default defineCommand({
@@ -111,18 +103,18 @@ behind a TLS reverse proxy to collect over the internet, and always use --token 
     const listen = parseListen(values.listen);
     if (!listen) {
       throw new UsageError(
-        `invalid --listen "${values.listen}": expected HOST:PORT, e.g. 127.0.0.1:8734 or [::1]:8734`,
+        `invalid --listen "${quoteUntrusted(values.listen)}": expected HOST:PORT, e.g. 127.0.0.1:8734 or [::1]:8734`,
       );
     }
     const maxBytes = parseSize(values['max-size'], '--max-size');
     if (maxBytes < 1024)
       throw new UsageError(
-        `--max-size ${values['max-size']} is too small: a bundle needs at least 1K`,
+        `--max-size ${quoteUntrusted(values['max-size'])} is too small: a bundle needs at least 1K`,
       );
     const rateLimit = parseRateLimit(values['rate-limit']);
     if (!rateLimit) {
       throw new UsageError(
-        `invalid --rate-limit "${values['rate-limit']}": expected N/PERIOD, e.g. 10/s, 60/1m, 1000/1h`,
+        `invalid --rate-limit "${quoteUntrusted(values['rate-limit'])}": expected N/PERIOD, e.g. 10/s, 60/1m, 1000/1h`,
       );
     }
     const durationMs =
