@@ -278,7 +278,9 @@ export function createUploadHandler(
       req.resume();
       result({ status, outcome: status === 500 ? 'failed' : 'rejected', client, error: safe });
     };
-    const rate = limiter.take(client, now());
+    const key = clientKey(client);
+    // Keyed like the per-client limit: a host with a /64 cannot dodge it with fresh addresses.
+    const rate = limiter.take(key, now());
     if (!rate.ok) {
       const secs = Math.max(1, Math.ceil(rate.retryAfterMs / 1000));
       reject(429, `too many uploads from ${client}: retry in ${secs} s`, {
@@ -310,9 +312,17 @@ export function createUploadHandler(
       );
       return;
     }
-    const key = clientKey(client);
     void (async () => {
       const place = await placeFor(key, req);
+      if (place === 'gone') {
+        result({
+          status: 499,
+          outcome: 'aborted',
+          client,
+          error: 'the client closed the connection while waiting for a place',
+        });
+        return;
+      }
       if (place === null) {
         reject(
           429,
@@ -322,6 +332,7 @@ export function createUploadHandler(
         return;
       }
       res.once('close', place);
+      if (req.socket.destroyed) place(); // closed before the listener was there
       await receiveUpload(req, res, client, key, place, reject);
     })();
   };
@@ -329,15 +340,20 @@ export function createUploadHandler(
   /**
    * One of the client's places: at once, or by displacing a stalled upload of the same
    * client, or — when its uploads are all too young to judge — once one of those becomes
-   * displaceable or ends (polled, at most placeWaitMs). Null when none came.
+   * displaceable or ends (polled, at most placeWaitMs). Null when none came, 'gone' when
+   * the client hung up meanwhile.
    */
-  async function placeFor(key: string, req: IncomingMessage): Promise<(() => void) | null> {
+  async function placeFor(
+    key: string,
+    req: IncomingMessage,
+  ): Promise<(() => void) | null | 'gone'> {
     const deadline = now() + limits.placeWaitMs;
     for (;;) {
+      if (req.socket.destroyed) return 'gone';
       const place = takePlace(key);
       if (place !== null) return place;
       if (slowUploads.displaceOne(key, now())) return takePlace(key);
-      if (now() >= deadline || req.destroyed) return null;
+      if (now() >= deadline) return null;
       await new Promise((r) => setTimeout(r, PLACE_POLL_MS));
     }
   }

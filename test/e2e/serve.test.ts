@@ -285,6 +285,9 @@ test('serve: per-client rate limit answers 429 with Retry-After; a bad token fil
   const r2 = await runCli(['serve', '--inbox', join(dir, 'i2'), '--listen', 'localhost:99999']);
   assert.equal(r2.code, 1);
   assert.match(r2.stderr, /invalid --listen "localhost:99999"/);
+  const big = await runCli(['serve', '--inbox', join(dir, 'i2'), '--max-size', '100M']);
+  assert.equal(big.code, 1);
+  assert.match(big.stderr, /--max-size 100M is larger than the 64M of upload bodies/);
   const r3 = await runCli(['serve']);
   assert.equal(r3.code, 1);
   assert.match(r3.stderr, /serve needs --inbox DIR/);

@@ -11,6 +11,7 @@ import { prepareInbox, removeLeftoverTempFiles } from '../../bundle/inbox-dir.js
 import { parseRateLimit } from '../../bundle/rate-limit.js';
 import { uploadLogLine } from '../../net/upload-log-line.js';
 import {
+  DEFAULT_RECEIVER_LIMITS,
   isLoopbackHost,
   parseListen,
   startReceiver,
@@ -111,6 +112,12 @@ behind a TLS reverse proxy to collect over the internet, and always use --token 
       throw new UsageError(
         `--max-size ${quoteUntrusted(values['max-size'])} is too small: a bundle needs at least 1K`,
       );
+    if (maxBytes > DEFAULT_RECEIVER_LIMITS.bodyBytesBudget) {
+      throw new UsageError(
+        `--max-size ${quoteUntrusted(values['max-size'])} is larger than the ${DEFAULT_RECEIVER_LIMITS.bodyBytesBudget / 1024 / 1024}M of upload bodies this server holds in memory at once`,
+        { hint: 'real bundles are well under 1M gzipped; 8M (the default) leaves room' },
+      );
+    }
     const rateLimit = parseRateLimit(values['rate-limit']);
     if (!rateLimit) {
       throw new UsageError(
