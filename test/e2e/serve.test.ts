@@ -285,6 +285,15 @@ test('serve: per-client rate limit answers 429 with Retry-After; a bad token fil
   const r2 = await runCli(['serve', '--inbox', join(dir, 'i2'), '--listen', 'localhost:99999']);
   assert.equal(r2.code, 1);
   assert.match(r2.stderr, /invalid --listen "localhost:99999"/);
+  const dev = await runCli([
+    'submit',
+    'http://127.0.0.1:9/',
+    join(FIX, 'session-v0-draft.json'),
+    '--token',
+    '/dev/zero',
+  ]);
+  assert.equal(dev.code, 1);
+  assert.match(dev.stderr, /expected a token file \(a regular file\), found a character device/);
   const big = await runCli(['serve', '--inbox', join(dir, 'i2'), '--max-size', '100M']);
   assert.equal(big.code, 1);
   assert.match(big.stderr, /--max-size 100M is larger than the 64M of upload bodies/);

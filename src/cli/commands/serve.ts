@@ -8,6 +8,7 @@ import { UsageError, XrunhuntError, errnoCode } from '../../errors.js';
 import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { parseDuration, parseSize } from '../../units.js';
 import { prepareInbox, removeLeftoverTempFiles } from '../../bundle/inbox-dir.js';
+import { inspectInputPath, requireRegularFileWithin } from '../../io/input-path.js';
 import { parseRateLimit } from '../../bundle/rate-limit.js';
 import { uploadLogLine } from '../../net/upload-log-line.js';
 import {
@@ -18,8 +19,13 @@ import {
   type UploadResult,
 } from '../../bundle/receiver.js';
 
+/** Largest token file read (bytes): a token is one short line. */
+const MAX_TOKEN_FILE_BYTES = 4096;
+
 /** Reads a token file: one line, at least 16 characters (a guessable token is no token). */
 export function readTokenFile(path: string): string {
+  // A FIFO or /dev/zero named as the token must not hang or exhaust the reader.
+  requireRegularFileWithin(inspectInputPath(path), MAX_TOKEN_FILE_BYTES, 'a token file');
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
