@@ -57,8 +57,9 @@ atomically into the inbox as <sha256>.json[.gz]. Answers: 201 accepted, 200 dupl
 400 invalid (with the reason), 401 missing/wrong token, 408 body too slow, 413 too large,
 429 too many uploads from one client (Retry-After), 503 busy (Retry-After), 507 inbox full
 (Retry-After). A body must arrive within 30 s at 4 KiB/s or more after 3 s; at most 8
-uploads at once per client address; work starts only once a body is complete. Listens on loopback unless told otherwise; put it
-behind a TLS reverse proxy to collect over the internet, and always use --token then.`,
+uploads at once per client address; work starts only once a body is complete. Listens
+on loopback unless told otherwise; put it behind a TLS reverse proxy to collect over the
+internet, and always use --token then. See docs/aggregate.md.`,
   examples: [
     'xrunhunt serve --inbox /srv/xrunhunt/inbox',
     'xrunhunt serve --inbox ./inbox --listen 0.0.0.0:8734 --token /etc/xrunhunt/token',
