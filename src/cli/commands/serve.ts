@@ -1,28 +1,38 @@
 // `xrunhunt serve`: a small HTTP receiver so users can send bundles with `xrunhunt submit`
 // (or curl) into an inbox that `aggregate --watch` ingests.
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { writeNdjson } from '../output.js';
 import { UsageError, XrunhuntError, errnoCode } from '../../errors.js';
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { parseDuration, parseSize } from '../../units.js';
+import { prepareInbox, removeLeftoverTempFiles } from '../../bundle/inbox-dir.js';
+import { inspectInputPath, requireRegularFileWithin } from '../../io/input-path.js';
 import { parseRateLimit } from '../../bundle/rate-limit.js';
+import { uploadLogLine } from '../../net/upload-log-line.js';
 import {
+  DEFAULT_RECEIVER_LIMITS,
   isLoopbackHost,
   parseListen,
   startReceiver,
   type UploadResult,
 } from '../../bundle/receiver.js';
 
+/** Largest token file read (bytes): a token is one short line. */
+const MAX_TOKEN_FILE_BYTES = 4096;
+
 /** Reads a token file: one line, at least 16 characters (a guessable token is no token). */
 export function readTokenFile(path: string): string {
+  // A FIFO or /dev/zero named as the token must not hang or exhaust the reader.
+  requireRegularFileWithin(inspectInputPath(path), MAX_TOKEN_FILE_BYTES, 'a token file');
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     throw new XrunhuntError(
       errnoCode(err) === 'ENOENT' ? 'not-found' : 'input',
-      `cannot read the token file ${path}: ${(err as Error).message}`,
+      `cannot read the token file ${quoteUntrusted(path)}: ${(err as Error).message}`,
       { hint: 'create one with: head -c 32 /dev/urandom | base64 > token && chmod 600 token' },
     );
   }
@@ -30,7 +40,7 @@ export function readTokenFile(path: string): string {
   if (token.length < 16 || /\s/.test(token)) {
     throw new XrunhuntError(
       'input',
-      `the token in ${path} must be one line of at least 16 characters without spaces (found ${token.length} characters)`,
+      `the token in ${quoteUntrusted(path)} must be one line of at least 16 characters without spaces (found ${token.length} characters)`,
       { hint: 'create one with: head -c 32 /dev/urandom | base64 > token && chmod 600 token' },
     );
   }
@@ -44,9 +54,12 @@ export default defineCommand({
   description: `
 Accepts POST of one bundle (JSON or gzip) at / or /bundles, validates it, and writes it
 atomically into the inbox as <sha256>.json[.gz]. Answers: 201 accepted, 200 duplicate,
-400 invalid (with the reason), 401 missing/wrong token, 413 too large, 429 too many uploads
-from one client (Retry-After), 503 busy. Listens on loopback unless told otherwise; put it
-behind a TLS reverse proxy to collect over the internet, and always use --token then.`,
+400 invalid (with the reason), 401 missing/wrong token, 408 body too slow, 413 too large,
+429 too many uploads from one client (Retry-After), 503 busy (Retry-After), 507 inbox full
+(Retry-After). A body must arrive within 30 s at 4 KiB/s or more after 3 s; at most 8
+uploads at once per client address; work starts only once a body is complete. Listens
+on loopback unless told otherwise; put it behind a TLS reverse proxy to collect over the
+internet, and always use --token then. See docs/aggregate.md.`,
   examples: [
     'xrunhunt serve --inbox /srv/xrunhunt/inbox',
     'xrunhunt serve --inbox ./inbox --listen 0.0.0.0:8734 --token /etc/xrunhunt/token',
@@ -98,41 +111,42 @@ behind a TLS reverse proxy to collect over the internet, and always use --token 
     const listen = parseListen(values.listen);
     if (!listen) {
       throw new UsageError(
-        `invalid --listen "${values.listen}": expected HOST:PORT, e.g. 127.0.0.1:8734 or [::1]:8734`,
+        `invalid --listen "${quoteUntrusted(values.listen)}": expected HOST:PORT, e.g. 127.0.0.1:8734 or [::1]:8734`,
       );
     }
     const maxBytes = parseSize(values['max-size'], '--max-size');
     if (maxBytes < 1024)
       throw new UsageError(
-        `--max-size ${values['max-size']} is too small: a bundle needs at least 1K`,
+        `--max-size ${quoteUntrusted(values['max-size'])} is too small: a bundle needs at least 1K`,
       );
+    if (maxBytes > DEFAULT_RECEIVER_LIMITS.bodyBytesBudget) {
+      throw new UsageError(
+        `--max-size ${quoteUntrusted(values['max-size'])} is larger than the ${DEFAULT_RECEIVER_LIMITS.bodyBytesBudget / 1024 / 1024}M of upload bodies this server holds in memory at once`,
+        { hint: 'real bundles are well under 1M gzipped; 8M (the default) leaves room' },
+      );
+    }
     const rateLimit = parseRateLimit(values['rate-limit']);
     if (!rateLimit) {
       throw new UsageError(
-        `invalid --rate-limit "${values['rate-limit']}": expected N/PERIOD, e.g. 10/s, 60/1m, 1000/1h`,
+        `invalid --rate-limit "${quoteUntrusted(values['rate-limit'])}": expected N/PERIOD, e.g. 10/s, 60/1m, 1000/1h`,
       );
     }
     const durationMs =
       values.duration === undefined ? null : parseDuration(values.duration, '--duration');
     const token = values.token ? readTokenFile(resolve(io.cwd, values.token)) : null;
     const inbox = resolve(io.cwd, values.inbox);
-    mkdirSync(inbox, { recursive: true });
+    prepareInbox(inbox);
+    const leftovers = removeLeftoverTempFiles(inbox);
     if (!isLoopbackHost(listen.host) && token === null) {
       io.stderr.write(
         `xrunhunt: warning: listening on ${listen.host} without --token: anyone who can reach this port can fill the inbox\n`,
       );
     }
-    const counts = { accepted: 0, duplicate: 0, rejected: 0 };
+    const counts = { accepted: 0, duplicate: 0, rejected: 0, aborted: 0, failed: 0 };
     const onResult = (r: UploadResult): void => {
-      if (r.status === 201) counts.accepted++;
-      else if (r.status === 200) counts.duplicate++;
-      else counts.rejected++;
+      counts[r.outcome]++;
       if (values.json) writeNdjson(io.stdout, { type: 'upload', ...r });
-      else {
-        io.stderr.write(
-          `${new Date().toISOString()} ${r.client} ${r.status} ${r.id ?? r.error ?? ''}\n`,
-        );
-      }
+      else io.stderr.write(uploadLogLine(new Date(), r));
     };
     const rx = await startReceiver({
       inbox,
@@ -143,8 +157,17 @@ behind a TLS reverse proxy to collect over the internet, and always use --token 
       port: listen.port,
       onResult,
     });
-    if (values.json) writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox });
-    else io.stderr.write(`listening on ${rx.url} → ${inbox} (Ctrl-C to stop)\n`);
+    if (values.json) {
+      if (leftovers.length) writeNdjson(io.stdout, { type: 'cleanup', removed: leftovers });
+      writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox });
+    } else {
+      if (leftovers.length) {
+        io.stderr.write(
+          `removed ${leftovers.length} temp file(s) an interrupted earlier run left in ${quoteUntrusted(inbox)}\n`,
+        );
+      }
+      io.stderr.write(`listening on ${rx.url} → ${quoteUntrusted(inbox)} (Ctrl-C to stop)\n`);
+    }
     await new Promise<void>((done) => {
       const timer = durationMs === null ? undefined : setTimeout(done, durationMs);
       const stop = (): void => {
@@ -158,7 +181,7 @@ behind a TLS reverse proxy to collect over the internet, and always use --token 
     if (values.json) writeNdjson(io.stdout, { type: 'stopped', ...counts });
     else
       io.stderr.write(
-        `stopped: ${counts.accepted} accepted, ${counts.duplicate} duplicate, ${counts.rejected} rejected\n`,
+        `stopped: ${counts.accepted} accepted, ${counts.duplicate} duplicate, ${counts.rejected} rejected, ${counts.aborted} aborted by the client, ${counts.failed} failed\n`,
       );
     return 0;
   },

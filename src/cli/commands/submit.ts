@@ -5,10 +5,14 @@ import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
 import { UsageError, XrunhuntError, errnoCode } from '../../errors.js';
-import { isGzip, parseBundleBytes } from '../../bundle/read.js';
+import { MAX_BUNDLE_BYTES, isGzip, parseBundleBytes } from '../../bundle/read.js';
+import { inspectInputPath, requireRegularFileWithin } from '../../io/input-path.js';
+import { postBundle } from '../../net/post-bundle.js';
+import { describeSubmitAnswer } from '../../net/submit-answer.js';
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { readTokenFile } from './serve.js';
 
-/** How long to wait for the server (ms): uploads are small; a hung server should not hang us. */
+/** Longest whole exchange with the server (ms): uploads are small; a hung server must not hang us. */
 const SUBMIT_TIMEOUT_MS = 60_000;
 
 export default defineCommand({
@@ -17,7 +21,10 @@ export default defineCommand({
   usage: 'submit URL BUNDLE [options]',
   description: `
 Checks the bundle locally (format, version), then POSTs it as is (JSON or gzip) and prints
-the server's answer. Exit code 0 when the server accepted it or already had it, 1 otherwise.`,
+the server's answer. Exit code 0 when the server accepted it or already had it, 1 otherwise.
+Follows at most 3 redirects that keep the method (307/308) and the scheme; the token is sent
+only to the origin named on the command line. Reads at most 64 KiB of the answer (also after
+gzip) within 60 s; the server's text is shown with control characters escaped.`,
   examples: [
     'xrunhunt submit http://127.0.0.1:8734/ xrunhunt-2026-11-29T18-00/bundle.json.gz',
     'xrunhunt submit https://xruns.example.org/ bundle.json.gz --token ~/.config/xrunhunt/token',
@@ -43,69 +50,51 @@ the server's answer. Exit code 0 when the server accepted it or already had it, 
     try {
       parsed = new URL(url);
     } catch {
-      throw new UsageError(`invalid URL "${url}": expected e.g. http://127.0.0.1:8734/`);
+      throw new UsageError(
+        `invalid URL "${quoteUntrusted(url)}": expected e.g. http://127.0.0.1:8734/`,
+      );
     }
     if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new UsageError(`invalid URL "${url}": expected http:// or https://`);
+      throw new UsageError(`invalid URL "${quoteUntrusted(url)}": expected http:// or https://`);
     }
     const path = resolve(io.cwd, file);
+    // A FIFO or /dev/zero named as the bundle must not hang or exhaust submit.
+    requireRegularFileWithin(inspectInputPath(path), MAX_BUNDLE_BYTES, 'a bundle');
     let body: Buffer;
     try {
       body = readFileSync(path);
     } catch (err) {
       throw new XrunhuntError(
         errnoCode(err) === 'ENOENT' ? 'not-found' : 'input',
-        `bundle ${file}: ${(err as Error).message}`,
+        `bundle ${quoteUntrusted(file)}: ${(err as Error).message}`,
       );
     }
     const bundle = parseBundleBytes(body, file);
     if (!bundle.scrubbed) {
       io.stderr.write(
-        `xrunhunt: warning: ${file} is not scrubbed (written with --no-scrub): it may contain host and user names\n`,
+        `xrunhunt: warning: ${quoteUntrusted(file)} is not scrubbed (written with --no-scrub): it may contain host and user names\n`,
       );
     }
     const token = values.token ? readTokenFile(resolve(io.cwd, values.token)) : null;
-    const timeout = AbortSignal.timeout(SUBMIT_TIMEOUT_MS);
-    let res: Response;
-    try {
-      res = await fetch(parsed, {
-        method: 'POST',
-        body,
-        headers: {
-          'content-type': isGzip(body) ? 'application/gzip' : 'application/json',
-          ...(token ? { authorization: `Bearer ${token}` } : {}),
-        },
-        signal: AbortSignal.any([ctx.signal, timeout]),
-      });
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-      throw new XrunhuntError(
-        'resource',
-        `cannot reach ${parsed.origin}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
-        {
-          hint: 'check the URL and that "xrunhunt serve" is running there',
-        },
-      );
-    }
-    const text = await res.text();
-    let answer: Record<string, unknown>;
-    try {
-      answer = JSON.parse(text) as Record<string, unknown>;
-    } catch {
-      answer = { error: text.trim().slice(0, 500) };
-    }
-    const ok = res.status === 200 || res.status === 201;
-    if (values.json) writeJson(io.stdout, { status: res.status, ...answer });
-    else if (ok)
-      io.stdout.write(
-        `${res.status === 201 ? 'accepted' : 'already there'}: ${String(answer['id'] ?? '')}\n`,
-      );
-    else {
-      const retry = res.headers.get('retry-after');
-      io.stderr.write(
-        `xrunhunt: error: the server refused the bundle (HTTP ${res.status}): ${String(answer['error'] ?? text)}${retry ? ` (retry in ${retry} s)` : ''}\n`,
-      );
-    }
-    return ok ? 0 : 1;
+    const reply = await postBundle({
+      url: parsed,
+      body,
+      contentType: isGzip(body) ? 'application/gzip' : 'application/json',
+      token,
+      signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(SUBMIT_TIMEOUT_MS)]),
+    });
+    const retryAfter = reply.headers['retry-after'];
+    const answer = describeSubmitAnswer({
+      status: reply.status,
+      text: reply.text,
+      bodyProblem: reply.bodyProblem,
+      retryAfter: typeof retryAfter === 'string' ? retryAfter : undefined,
+      tokenWithheld: reply.tokenWithheld,
+      redirectedTo: reply.url.origin === parsed.origin ? null : reply.url.origin,
+    });
+    if (values.json) writeJson(io.stdout, answer.json);
+    else if (answer.ok) io.stdout.write(answer.line);
+    else io.stderr.write(answer.line);
+    return answer.ok ? 0 : 1;
   },
 });
