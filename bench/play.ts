@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureJack } from '../test/helpers/jack.js';
 import { repoRoot } from '../test/helpers/cli.js';
-import { steadyMinorFaultsPerSecond } from './realtime-thread-faults.js';
+import { steadyMinorFaults } from './realtime-thread-faults.js';
 
 const { values } = parseArgs({
   options: {
@@ -141,7 +141,7 @@ async function runAplay(): Promise<RunResult> {
 }
 
 async function runXrunhunt(): Promise<RunResult> {
-  let steady: Promise<number | null> = Promise.resolve(null);
+  let steady: Promise<(tid: number) => number | null> = Promise.resolve(() => null);
   const r = await timed(
     [
       ...xrunhuntCli.argv,
@@ -159,13 +159,14 @@ async function runXrunhunt(): Promise<RunResult> {
       '--json',
     ],
     (pid) => {
-      if (seconds >= 15) steady = steadyMinorFaultsPerSecond(pid, 10, seconds - 2);
+      if (seconds >= 15) steady = steadyMinorFaults(pid, 10, seconds - 2);
     },
   );
   const j = JSON.parse(r.stdout) as {
     xruns: unknown[];
     seconds: number;
     writerThread: { cpuMs: number; minorFaults: number } | null;
+    policy: { tid: number } | null;
   };
   const writer = j.writerThread ? { ...j.writerThread, seconds: j.seconds } : null;
   return {
@@ -173,7 +174,7 @@ async function runXrunhunt(): Promise<RunResult> {
     cpuS: r.cpuS,
     wallS: r.wallS,
     writer,
-    steadyFaultsPerS: await steady,
+    steadyFaultsPerS: j.policy ? (await steady)(j.policy.tid) : null,
   };
 }
 

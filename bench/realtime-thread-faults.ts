@@ -6,11 +6,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const SCHED_FIFO = 1;
 
-interface ThreadSample {
-  tid: number;
-  minorFaults: number;
-}
-
 // Fields after the `(comm)` of /proc/.../stat: minflt is field 10, policy field 41.
 function readStat(path: string): { minorFaults: number; policy: number } | null {
   try {
@@ -34,8 +29,9 @@ function children(pid: number): number[] {
   }
 }
 
-// The first SCHED_FIFO thread in the tree under rootPid.
-function findFifoThread(rootPid: number): { pid: number; tid: number } | null {
+// Minor faults of every SCHED_FIFO thread in the tree under rootPid, by thread id.
+function fifoThreadFaults(rootPid: number): Map<number, number> {
+  const out = new Map<number, number>();
   const queue = [rootPid];
   while (queue.length > 0) {
     const pid = queue.shift()!;
@@ -46,37 +42,39 @@ function findFifoThread(rootPid: number): { pid: number; tid: number } | null {
       continue;
     }
     for (const t of tids) {
-      if (readStat(`/proc/${pid}/task/${t}/stat`)?.policy === SCHED_FIFO) {
-        return { pid, tid: Number(t) };
-      }
+      const st = readStat(`/proc/${pid}/task/${t}/stat`);
+      if (st?.policy === SCHED_FIFO) out.set(Number(t), st.minorFaults);
     }
     queue.push(...children(pid));
   }
-  return null;
+  return out;
 }
 
 async function sampleAt(
   rootPid: number,
   atMs: number,
   startMs: number,
-): Promise<ThreadSample | null> {
+): Promise<Map<number, number>> {
   const wait = startMs + atMs - Date.now();
   if (wait > 0) await sleep(wait);
-  const found = findFifoThread(rootPid);
-  if (!found) return null;
-  const st = readStat(`/proc/${found.pid}/task/${found.tid}/stat`);
-  return st ? { tid: found.tid, minorFaults: st.minorFaults } : null;
+  return fifoThreadFaults(rootPid);
 }
 
-/** Minor faults/s of the SCHED_FIFO thread under rootPid between fromS and toS after now. */
-export async function steadyMinorFaultsPerSecond(
+/**
+ * Samples the SCHED_FIFO threads under rootPid fromS and toS after now; the result gives one
+ * thread's minor faults/s in between (the writer's tid is in the JSON summary, known at the end).
+ */
+export async function steadyMinorFaults(
   rootPid: number,
   fromS: number,
   toS: number,
-): Promise<number | null> {
+): Promise<(tid: number) => number | null> {
   const start = Date.now();
   const a = await sampleAt(rootPid, fromS * 1000, start);
   const b = await sampleAt(rootPid, toS * 1000, start);
-  if (!a || !b || a.tid !== b.tid) return null;
-  return (b.minorFaults - a.minorFaults) / (toS - fromS);
+  return (tid) => {
+    const before = a.get(tid);
+    const after = b.get(tid);
+    return before === undefined || after === undefined ? null : (after - before) / (toS - fromS);
+  };
 }
