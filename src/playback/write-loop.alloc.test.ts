@@ -30,7 +30,7 @@ const PROBE_ENV = 'XRUNHUNT_LOOP_ALLOCATION_PROBE';
 const MAX_BYTES_PER_PERIOD = 2;
 const WARMUP_PERIODS = 100_000;
 const WINDOW_PERIODS = 50_000;
-const WINDOWS = 4;
+const WINDOWS = 6;
 // Stats events must have run before the window opens (their first run changes the loop's
 // JIT code); on the real clock an interval of 50 ms gets there quickly.
 const WARMUP_STATS_EVENTS = 2;
