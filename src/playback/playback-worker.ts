@@ -4,6 +4,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { AlsaPcm } from '../alsa/alsa-pcm.js';
 import { AlsaError } from '../alsa/alsa-error.js';
 import { pinThreadToCpu, setThreadRealtime } from '../alsa/realtime-thread.js';
+import { openMonotonicClock } from '../alsa/monotonic-clock.js';
 import { isXrunhuntError } from '../errors.js';
 import { summarizeHistogram } from './latency-histogram.js';
 import { createSignalSource } from './signal-source.js';
@@ -87,14 +88,14 @@ function run(): void {
     const result = runWriteLoop(
       {
         granted,
-        durationNs: o.durationMs === null ? null : BigInt(Math.round(o.durationMs * 1e6)),
+        durationNs: o.durationMs === null ? null : Math.round(o.durationMs * 1e6),
         stalls: o.injectStall,
-        statsIntervalNs: BigInt((o.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS) * 1e6),
+        statsIntervalNs: Math.round((o.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS) * 1e6),
         waitTimeoutMs: WAIT_TIMEOUT_MS,
       },
       {
         pcm,
-        nowNs: () => process.hrtime.bigint(),
+        clock: openMonotonicClock(),
         sleepMs: (ms) => void Atomics.wait(sleeper, 0, 0, ms),
         shouldStop: () => Atomics.load(control, CONTROL_STOP) !== 0,
         nextPeriod: createSignalSource(o.signal, granted),

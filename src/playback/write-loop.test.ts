@@ -41,14 +41,14 @@ function run(
   const result = runWriteLoop(
     {
       granted,
-      durationNs: BigInt(Math.round((opts.durationMs ?? 1000) * 1e6)),
+      durationNs: Math.round((opts.durationMs ?? 1000) * 1e6),
       stalls: opts.stalls ?? null,
-      statsIntervalNs: 1_000_000_000n,
+      statsIntervalNs: 1e9,
       waitTimeoutMs: 1000,
     },
     {
       pcm,
-      nowNs: clock.now,
+      clock,
       sleepMs: clock.sleepMs,
       shouldStop: () => opts.stopAfterPeriods !== undefined && periods >= opts.stopAfterPeriods,
       nextPeriod: () => {

@@ -2,7 +2,13 @@
 // wait for a period of room, write, measure; on errors: -EAGAIN → wait, -EPIPE → xrun event +
 // recover, -ESTRPIPE → resume (or prepare), -ENODEV/-EBADFD → device gone, others → fail.
 // It runs synchronously inside the worker; tests drive it with the scripted MOCK binding.
+// Allocation-free per period (write-loop.alloc.test.ts proves it): times are integer Numbers
+// of ns from a MonotonicClock (no BigInt), the numbers that change every period and that the
+// error paths read live in a Float64Array (a closure-captured `let` gets a fresh heap box on
+// every non-small-integer assignment), and objects are made only for events: once a second
+// for stats, once per xrun, warning or stall.
 import type { GrantedParams, PcmBinding, PcmStatus } from '../alsa/pcm-binding.js';
+import type { MonotonicClock } from '../alsa/monotonic-clock.js';
 import { PCM_STATE } from '../alsa/pcm-binding.js';
 import { ERRNO, errnoName } from '../alsa/alsa-error.js';
 import type { Histogram } from './latency-histogram.js';
@@ -14,18 +20,18 @@ import type { EndReason, StatsEvent, WarningEvent, XrunEvent } from './types.js'
 
 export interface WriteLoopConfig {
   granted: GrantedParams;
-  /** Stop after this long; null = until shouldStop(). */
-  durationNs: bigint | null;
+  /** Stop after this long (ns); null = until shouldStop(). */
+  durationNs: number | null;
   stalls: StallPlan | null;
-  statsIntervalNs: bigint;
+  statsIntervalNs: number;
   /** Longest single snd_pcm_wait (ms): a device that stops ticking is reported, not waited on forever. */
   waitTimeoutMs: number;
 }
 
 export interface WriteLoopDeps {
   pcm: PcmBinding;
-  /** CLOCK_MONOTONIC in ns (process.hrtime.bigint in the worker; a fake clock in tests). */
-  nowNs(): bigint;
+  /** CLOCK_MONOTONIC (openMonotonicClock in the worker; the MOCK's virtual clock in tests). */
+  clock: MonotonicClock;
   /** Blocks the calling thread (injected stalls, waiting for a resume). */
   sleepMs(ms: number): void;
   shouldStop(): boolean;
@@ -43,6 +49,7 @@ export type LoopEvent =
 export interface LoopResult {
   endReason: EndReason;
   error: { op: string; errno: number; message: string } | null;
+  /** Absolute CLOCK_MONOTONIC ns when the loop started and ended. */
   startNs: bigint;
   endNs: bigint;
   frames: number;
@@ -53,10 +60,11 @@ export interface LoopResult {
 }
 
 interface PendingXrun {
-  detectNs: bigint;
+  /** Clock ns (relative to the clock's origin, like every time inside the loop). */
+  detectNs: number;
   detectedBy: string;
   status: PcmStatus | null;
-  lastWriteNs: bigint | null;
+  lastWriteNs: number | null;
   queuedAfterLastWrite: number;
   framesWritten: number;
   injected: boolean;
@@ -67,18 +75,28 @@ interface PendingXrun {
 const RESUME_LIMIT_MS = 5000;
 const RESUME_POLL_MS = 50;
 
+// Slots of the loop's hot numbers (see the header): frames written, when the last write
+// returned (NaN before the first one), and the clock readings of the current period.
+const FRAMES = 0;
+const LAST_WRITE_NS = 1;
+const LOOP_NS = 2;
+const WRITE_START_NS = 3;
+const WRITE_END_NS = 4;
+const HOT_SLOTS = 5;
+
 /** Runs the loop until the duration, a stop request, or a fatal error; returns what happened. */
 export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): LoopResult {
-  const { pcm, nowNs, emit } = deps;
+  const { pcm, clock, emit } = deps;
   const { rate, periodFrames, bufferFrames } = config.granted;
   const headroomUs = createUsHistogram();
   const writeUs = createUsHistogram();
   const xruns: XrunEvent[] = [];
-  const startNs = nowNs();
-  let frames = 0;
-  // Frames written since the last prepare: the stream runs once the buffer has been filled.
+  const startNs = clock.nowNs();
+  const hot = new Float64Array(HOT_SLOTS);
+  hot[LAST_WRITE_NS] = NaN;
+  // Frames written since the last prepare, up to bufferFrames (bounded so it stays a small
+  // integer): the stream runs once the buffer has been filled.
   let sincePrepare = 0;
-  let lastWriteNs: bigint | null = null;
   let queuedAfterLastWrite = 0;
   let pending: PendingXrun | null = null;
   let stallsInjected = 0;
@@ -89,30 +107,43 @@ export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): Loop
   let intervalMaxWrite: number | null = null;
   let intervalWrites = 0;
 
+  // Loop times are ns from the clock's origin; reports carry absolute CLOCK_MONOTONIC BigInts.
+  const absoluteNs = (ns: number): bigint => clock.originNs + BigInt(ns);
+
   const finish = (endReason: EndReason, error: LoopResult['error'] = null): LoopResult => {
-    const endNs = nowNs();
+    const endNs = clock.nowNs();
     if (pending) settleXrun(endNs);
-    return { endReason, error, startNs, endNs, frames, xruns, stallsInjected, headroomUs, writeUs };
+    return {
+      endReason,
+      error,
+      startNs: absoluteNs(startNs),
+      endNs: absoluteNs(endNs),
+      frames: hot[FRAMES]!,
+      xruns,
+      stallsInjected,
+      headroomUs,
+      writeUs,
+    };
   };
 
-  const settleXrun = (resumeNs: bigint): void => {
+  const settleXrun = (resumeNs: number): void => {
     if (!pending) return;
     const p = pending;
     pending = null;
     const timing = computeXrunTiming({
-      detectNs: p.detectNs,
-      resumeNs,
+      detectNs: absoluteNs(p.detectNs),
+      resumeNs: absoluteNs(resumeNs),
       triggerNs: p.status?.triggerNs ?? 0n,
       statusIsXrun: p.status?.state === PCM_STATE.XRUN,
-      lastWriteNs: p.lastWriteNs,
+      lastWriteNs: p.lastWriteNs === null ? null : absoluteNs(p.lastWriteNs),
       queuedAfterLastWrite: p.queuedAfterLastWrite,
       rate,
     });
-    const sinceStartNs = p.detectNs - startNs;
+    const sinceStartUs = wholeUs(p.detectNs - startNs);
     const xrun: XrunEvent = {
-      time: Number(sinceStartNs / 1000n) / 1e6,
-      ms: Number(sinceStartNs / 1000n) / 1000,
-      monotonicNs: p.detectNs,
+      time: sinceStartUs / 1e6,
+      ms: sinceStartUs / 1000,
+      monotonicNs: absoluteNs(p.detectNs),
       startNs: timing.startNs,
       startSource: timing.startSource,
       durationMs: timing.durationMs,
@@ -135,16 +166,17 @@ export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): Loop
 
   // One underrun: note it, recover, and let the next full buffer close it.
   const onXrun = (op: string): LoopResult | null => {
-    const detectNs = nowNs();
+    const detectNs = clock.nowNs();
     const st = pcm.status();
     if (!pending) {
+      const lastWriteNs = hot[LAST_WRITE_NS]!;
       pending = {
         detectNs,
         detectedBy: op,
         status: typeof st === 'number' ? null : st,
-        lastWriteNs,
+        lastWriteNs: Number.isNaN(lastWriteNs) ? null : lastWriteNs,
         queuedAfterLastWrite,
-        framesWritten: frames,
+        framesWritten: hot[FRAMES]!,
         injected: stalledSinceWrite,
       };
     }
@@ -186,12 +218,12 @@ export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): Loop
     return fail(op, rc);
   };
 
-  const emitStats = (now: bigint): void => {
+  const emitStats = (now: number): void => {
     emit({
       type: 'stats',
       stats: {
-        seconds: Number((now - startNs) / 1000n) / 1e6,
-        frames,
+        seconds: wholeUs(now - startNs) / 1e6,
+        frames: hot[FRAMES]!,
         xruns: xruns.length + (pending ? 1 : 0),
         minHeadroomUs: intervalMinHeadroom,
         maxWriteUs: intervalMaxWrite,
@@ -203,9 +235,14 @@ export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): Loop
     intervalWrites = 0;
   };
 
+  const plan = config.stalls;
+  // When the next injected stall is due (ns after the start); Infinity when none is left.
+  let nextStallDueNs = plan ? stallDueNs(plan, 0) : Infinity;
+
   for (;;) {
     if (deps.shouldStop()) return finish('stopped');
-    const loopNs = nowNs();
+    clock.readNs(hot, LOOP_NS);
+    const loopNs = hot[LOOP_NS]!;
     if (config.durationNs !== null && loopNs - startNs >= config.durationNs) {
       return finish('duration');
     }
@@ -255,15 +292,17 @@ export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): Loop
     const running = sincePrepare >= bufferFrames;
     const queued = bufferFrames - avail;
     const buf = deps.nextPeriod();
-    const t0 = nowNs();
+    clock.readNs(hot, WRITE_START_NS);
     const n = pcm.writei(buf, periodFrames);
-    const t1 = nowNs();
+    clock.readNs(hot, WRITE_END_NS);
+    const t0 = hot[WRITE_START_NS]!;
+    const t1 = hot[WRITE_END_NS]!;
     if (n < 0) {
       const r = handleError('snd_pcm_writei', n);
       if (r) return r;
       continue;
     }
-    const writeMicros = Number((t1 - t0) / 1000n);
+    const writeMicros = Math.floor((t1 - t0) / 1000);
     writeUs.recordValue(writeMicros);
     intervalWrites++;
     if (intervalMaxWrite === null || writeMicros > intervalMaxWrite) intervalMaxWrite = writeMicros;
@@ -274,24 +313,29 @@ export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): Loop
         intervalMinHeadroom = headroom;
       }
     }
-    frames += n;
-    sincePrepare += n;
-    lastWriteNs = t1;
+    hot[FRAMES] = hot[FRAMES]! + n;
+    sincePrepare = Math.min(sincePrepare + n, bufferFrames);
+    hot[LAST_WRITE_NS] = t1;
     queuedAfterLastWrite = queued + n;
     stalledSinceWrite = false;
     if (pending && sincePrepare >= bufferFrames) settleXrun(t1);
 
-    const plan = config.stalls;
-    if (
-      plan &&
-      stallsInjected < plan.count &&
-      sincePrepare >= bufferFrames &&
-      t1 - startNs >= BigInt(Math.round(stallDueMs(plan, stallsInjected) * 1e6))
-    ) {
+    if (plan && sincePrepare >= bufferFrames && t1 - startNs >= nextStallDueNs) {
       emit({ type: 'stall', index: stallsInjected, ms: plan.stallMs });
       deps.sleepMs(plan.stallMs);
       stallsInjected++;
       stalledSinceWrite = true;
+      nextStallDueNs = stallDueNs(plan, stallsInjected);
     }
   }
+}
+
+/** When stall `index` of the plan is due, in ns after the loop started (Infinity: no more). */
+function stallDueNs(plan: StallPlan, index: number): number {
+  return index < plan.count ? Math.round(stallDueMs(plan, index) * 1e6) : Infinity;
+}
+
+/** Whole microseconds in a non-negative ns span (truncated, as BigInt division did). */
+function wholeUs(ns: number): number {
+  return Math.floor(ns / 1000);
 }
