@@ -4,7 +4,13 @@
 import { parseLogLine, type LogLine } from '../kernel/line-anatomy.js';
 import { classifyStackLine, type StackToken } from '../kernel/stack-line.js';
 import { classifyStack, type StackItem } from './classify.js';
-import { isForeignHeader, matchAlsaHeader, parseFtraceLine, PCM_ONLY_RE } from './headers.js';
+import {
+  isForeignHeader,
+  LOGGER_BREAK_RE,
+  matchHeaderText,
+  parseFtraceLine,
+  type AlsaHeader,
+} from './headers.js';
 import { rankOffenders, summarize } from './rank.js';
 import { loadRules, type RuleSet } from './rules.js';
 import type { AnalysisResult, EventKind, XrunEvent } from './types.js';
@@ -53,7 +59,26 @@ interface OpenRecord {
   lastActivity: number;
   inModules: boolean;
   truncatedFrames: boolean;
+  /** Catalogue entry of the header. */
+  entry: string;
+  /** A line that is not a stack line on its own: perhaps the first part of a wrapped frame. */
+  fragment: string | null;
+  fragmentLines: number;
 }
+
+/** The first part of a header wrapped at a space, waiting for its continuation. */
+interface PendingHeader {
+  text: string;
+  line: number;
+  ll: LogLine;
+  parts: number;
+  anchored: AlsaHeader | null;
+}
+
+// A header is reassembled from at most this many physical lines (a mailer wraps a 200-column
+// hw-pointer line over three); frames from at most this many.
+const MAX_HEADER_PARTS = 4;
+const MAX_FRAME_PARTS = 3;
 
 // No real dump has more frames than this (kernel stack depth); deeper input is garbage.
 const DEFAULT_MAX_FRAMES = 512;
@@ -61,6 +86,7 @@ const DEFAULT_MAX_FRAMES = 512;
 const STALE_LINES = 400;
 // Caps open records (one per caller id): a log cannot have more concurrent dumps than CPUs+tasks printing.
 const MAX_OPEN = 256;
+const LOGGER_BREAK_SPLIT = new RegExp(LOGGER_BREAK_RE.source, 'g');
 // 64 KiB: far longer than any kernel line (printk's limit is 1 KiB).
 const DEFAULT_MAX_LINE = 65536;
 
@@ -73,6 +99,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
   const events: XrunEvent[] = [];
   const warnings: string[] = [];
   const open = new Map<string, OpenRecord>();
+  const pending = new Map<string, PendingHeader>();
   let source = options.source;
   let lineNo = 0;
   let totalLines = 0;
@@ -105,17 +132,25 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
   };
 
   const closeAll = (): void => {
+    for (const key of [...pending.keys()]) flushPending(key);
     for (const key of [...open.keys()]) close(key);
+  };
+
+  /** A wrap whose continuation never came: anchored parts are still events (cut off). */
+  const flushPending = (key: string): void => {
+    const p = pending.get(key);
+    if (!p) return;
+    pending.delete(key);
+    if (p.anchored) openRecord(key, p.anchored, p.ll, p.text, p.line);
   };
 
   const openRecord = (
     key: string,
-    kind: EventKind,
-    pcm: string | null,
+    header: AlsaHeader,
     ll: LogLine,
-    header: string,
-    incomplete: boolean,
-    ftrace: boolean,
+    text: string,
+    line = lineNo,
+    ftrace = false,
   ): void => {
     close(key);
     if (open.size >= MAX_OPEN) {
@@ -123,20 +158,23 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
       if (oldest !== undefined) close(oldest);
     }
     open.set(key, {
-      kind,
-      pcm,
-      line: lineNo,
+      kind: header.kind,
+      pcm: header.pcm,
+      line,
       time: ll.time,
       source,
-      header: header.trim(),
+      header: text.trim().replace(/\s+/g, ' '),
       items: [],
       frames: 0,
       sawCpuLine: false,
-      incomplete,
+      incomplete: header.incomplete,
       ftrace,
       lastActivity: lineNo,
       inModules: false,
       truncatedFrames: false,
+      entry: header.entry,
+      fragment: null,
+      fragmentLines: 0,
     });
   };
 
@@ -177,6 +215,47 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     return false;
   };
 
+  /** Header matching with reassembly of wrapped headers; true when the line was consumed. */
+  const headerStep = (body: string, ll: LogLine, key: string): boolean => {
+    const p = pending.get(key);
+    if (p) {
+      pending.delete(key);
+      const joined = `${p.text.trimEnd()} ${body.trim()}`;
+      const m = matchHeaderText(joined);
+      if (m && m.state === 'complete') {
+        openRecord(key, m.header, p.ll, joined, p.line);
+        return true;
+      }
+      if (m && m.state === 'partial' && p.parts + 1 < MAX_HEADER_PARTS) {
+        pending.set(key, {
+          ...p,
+          text: joined,
+          parts: p.parts + 1,
+          anchored: m.anchored ?? p.anchored,
+        });
+        return true;
+      }
+      // Not a continuation: a cut-off anchored header is still an event; this line is read anew.
+      if (p.anchored) openRecord(key, p.anchored, p.ll, p.text, p.line);
+    }
+    const m = matchHeaderText(body);
+    if (!m) return false;
+    if (m.state === 'complete') {
+      openRecord(key, m.header, ll, body);
+      return true;
+    }
+    if (m.state === 'line') {
+      close(key);
+      return true;
+    }
+    // The first part of a wrapped header. Inside a stack it must not be a stack line.
+    const r = open.get(key);
+    if (r && m.anchored === null && classifyStackLine(body).kind !== 'other') return false;
+    close(key);
+    pending.set(key, { text: body, line: lineNo, ll, parts: 1, anchored: m.anchored });
+    return true;
+  };
+
   const processBody = (body: string, ll: LogLine): void => {
     const key = ll.caller ?? '';
     // ftrace / trace_pipe text.
@@ -189,49 +268,51 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
       if (ft.kind === 'xrun')
         openRecord(
           'ftrace',
-          'xrun',
-          ft.pcm,
+          { kind: 'xrun', pcm: ft.pcm, incomplete: false, entry: 'ftrace-xrun' },
           { ...ll, time: ll.time ?? ft.time },
           body,
-          false,
+          lineNo,
           true,
         );
       else if (ft.kind === 'other') close('ftrace');
       return;
     }
-    const header = matchAlsaHeader(body);
-    if (header) {
-      openRecord(key, header.kind, header.pcm, ll, body, header.incomplete, false);
-      return;
-    }
+    if (headerStep(body, ll, key)) return;
     const trimmed = body.trimStart();
     const ftraceFrame = trimmed.startsWith('=>');
     const rkey = ftraceFrame ? 'ftrace' : key;
     const r = open.get(rkey);
-    if (r && r.incomplete) {
-      r.incomplete = false;
-      const pm = PCM_ONLY_RE.exec(body);
-      if (pm && r.kind === 'xrun' && r.pcm === null) {
-        r.pcm = pm[1] ?? null;
-        r.header = `${r.header} ${r.pcm}`;
-        r.lastActivity = lineNo;
-        return;
-      }
-      if (
-        r.kind !== 'xrun' &&
-        /^\s*\S[^[]*\)/.test(body) &&
-        classifyStackLine(body).kind === 'other'
-      ) {
-        r.header = `${r.header} ${trimmed}`;
-        r.lastActivity = lineNo;
-        return;
-      }
-    }
     if (!r) return;
     if (isForeignHeader(body)) {
       close(rkey);
       return;
     }
+    let text = body;
+    if (r.fragment !== null) {
+      // The held line and this one may be one frame wrapped at a space.
+      const joined = `${r.fragment.trimEnd()} ${trimmed}`;
+      const jk = classifyStackLine(joined).kind;
+      const held = r.fragment;
+      r.fragment = null;
+      if (jk === 'frames' || jk === 'regs') text = joined;
+      else if (jk === 'other' && r.fragmentLines + 1 < MAX_FRAME_PARTS && joined.length < 400) {
+        r.fragment = joined;
+        r.fragmentLines++;
+        return;
+      } else {
+        // It was not a frame: the held line ended the stack, and this line is read anew.
+        if (classifyStackLine(held).kind === 'other') {
+          close(rkey);
+          processBody(body, ll);
+          return;
+        }
+      }
+    }
+    stackStep(r, rkey, text);
+  };
+
+  const stackStep = (r: OpenRecord, rkey: string, body: string): void => {
+    const trimmed = body.trimStart();
     const sl = classifyStackLine(body);
     switch (sl.kind) {
       case 'frames':
@@ -265,12 +346,19 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
         return;
       case 'module-tail': {
         const last = r.items[r.items.length - 1];
-        if (last && last.type === 'frame' && last.frame.module === undefined)
-          last.frame.module = sl.module;
+        if (last && last.type === 'frame') {
+          // syzkaller's `[inline]` wrapped onto its own line marks the frame, it is no module.
+          if (sl.module === 'inline') last.frame.inline = true;
+          else if (last.frame.module === undefined) last.frame.module = sl.module;
+        }
         r.lastActivity = lineNo;
         return;
       }
       case 'partial':
+        r.fragment = body;
+        r.fragmentLines = 1;
+        r.lastActivity = lineNo;
+        return;
       case 'skip':
         r.lastActivity = lineNo;
         return;
@@ -278,6 +366,17 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
         return;
       case 'other':
         if (r.inModules && /^\s+[\w\-()[\],\s]+$/.test(body)) return;
+        if (/^\s*\(\d+\)\s*$/.test(body)) {
+          // The `(44)` stack-usage column of -rt i386 frames, wrapped onto its own line.
+          r.lastActivity = lineNo;
+          return;
+        }
+        if (r.frames > 0 || r.sawCpuLine || r.items.length > 0) {
+          r.fragment = body;
+          r.fragmentLines = 1;
+          r.lastActivity = lineNo;
+          return;
+        }
         close(rkey);
         return;
     }
@@ -297,8 +396,8 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     if ((lineNo & 63) === 0 && open.size > 0) {
       for (const [k, r] of open) if (lineNo - r.lastActivity > STALE_LINES) close(k);
     }
-    if (ll.transport === 'kmsg' && ll.body.includes('\\x0a')) {
-      for (const part of ll.body.split('\\x0a')) processBody(part, ll);
+    if (LOGGER_BREAK_RE.test(ll.body)) {
+      for (const part of ll.body.split(LOGGER_BREAK_SPLIT)) processBody(part, ll);
       return;
     }
     processBody(ll.body, ll);
@@ -306,7 +405,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
 
   return {
     push,
-    idle: () => open.size === 0,
+    idle: () => open.size === 0 && pending.size === 0,
     skipLines(count: number) {
       lineNo += count;
       totalLines += count;
