@@ -6,8 +6,10 @@ import { classifyStackLine, type StackToken } from '../kernel/stack-line.js';
 import { classifyStack, type StackItem } from './classify.js';
 import {
   isForeignHeader,
+  isWholePrefix,
   LOGGER_BREAK_RE,
   matchHeaderText,
+  mayBeAlsaHeader,
   parseFtraceLine,
   type AlsaHeader,
 } from './headers.js';
@@ -66,6 +68,17 @@ interface OpenRecord {
   fragmentLines: number;
 }
 
+interface Previous {
+  key: string;
+  body: string;
+  line: number;
+  /** Position among bodies (a physical line split at a logger's literal \\n holds several). */
+  seq: number;
+  ll: LogLine;
+  /** This body started a header (it cannot also be the first part of the next one). */
+  header: boolean;
+}
+
 /** The first part of a header wrapped at a space, waiting for its continuation. */
 interface PendingHeader {
   text: string;
@@ -79,6 +92,10 @@ interface PendingHeader {
 // hw-pointer line over three); frames from at most this many.
 const MAX_HEADER_PARTS = 4;
 const MAX_FRAME_PARTS = 3;
+// `lib/x.c:12 [inline]` (syzkaller) or `(kernel/panic.c:673)` (decode_stacktrace.sh) alone on
+// a line: the source location of the frame before it, wrapped.
+const SOURCE_TAIL_RE =
+  /^\s*(?:[\w./+-]+\.[chS]:\d+(?:\s+\[inline\])?|\((?:[^()]|\([^()]*\))*:\d+[^()]*\))\s*$/;
 
 // No real dump has more frames than this (kernel stack depth); deeper input is garbage.
 const DEFAULT_MAX_FRAMES = 512;
@@ -100,6 +117,11 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
   const warnings: string[] = [];
   const open = new Map<string, OpenRecord>();
   const pending = new Map<string, PendingHeader>();
+  let lastKey = '';
+  let seq = 0;
+  let headerAt = -1;
+  // The two lines before this one (a header wrapped inside its prefix starts there).
+  let previous: [Previous | undefined, Previous | undefined] = [undefined, undefined];
   let source = options.source;
   let lineNo = 0;
   let totalLines = 0;
@@ -215,14 +237,26 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     return false;
   };
 
+  /** The body `back` bodies before this one, on the line before (or the same physical line). */
+  const adjacent = (p: Previous, back: number): boolean =>
+    seq - p.seq === back && lineNo - p.line <= back && lineNo - p.line >= 0;
+
   /** Header matching with reassembly of wrapped headers; true when the line was consumed. */
-  const headerStep = (body: string, ll: LogLine, key: string): boolean => {
+  const headerStep = (body: string, ll: LogLine, lineKey: string, bare: boolean): boolean => {
+    let key = lineKey;
+    // A bare line (no prefix at all) may continue the line before it, whatever its caller id.
+    const sameKey = (p: Previous): boolean => p.key === key || bare;
     const p = pending.get(key);
     if (p) {
       pending.delete(key);
       const joined = `${p.text.trimEnd()} ${body.trim()}`;
       const m = matchHeaderText(joined);
-      if (m && m.state === 'complete') {
+      // When the whole message is on this line, the held part must be a printk prefix, or
+      // the two lines were never one (`Unexpected` then `XRUN: pcmC0D0p`).
+      const inHeld = (h: AlsaHeader): boolean =>
+        h.prefix.length < p.text.trimEnd().length || isWholePrefix(h.prefix);
+      if (m && m.state === 'complete' && inHeld(m.header)) {
+        headerAt = seq;
         openRecord(key, m.header, p.ll, joined, p.line);
         return true;
       }
@@ -239,8 +273,60 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
       if (p.anchored) openRecord(key, p.anchored, p.ll, p.text, p.line);
     }
     const m = matchHeaderText(body);
+    const p1 = previous[0];
+    if (
+      (!m || (m.state === 'partial' && !m.anchored)) &&
+      p1 &&
+      sameKey(p1) &&
+      adjacent(p1, 1) &&
+      !p1.header &&
+      (m !== null || mayBeAlsaHeader(body))
+    ) {
+      // A message cut where no part says what it is yet (`xrun:` ⏎ `[0]occured XRUN!`).
+      const joined = `${p1.body.trim()} ${body.trim()}`;
+      const jm = matchHeaderText(joined);
+      if (jm && jm.state === 'complete' && jm.header.prefix.length < p1.body.trim().length) {
+        headerAt = seq;
+        key = p1.key;
+        openRecord(key, jm.header, p1.ll, joined, p1.line);
+        return true;
+      }
+      if (jm && jm.state === 'partial' && m === null) {
+        key = p1.key;
+        close(key);
+        pending.set(key, {
+          text: joined,
+          line: p1.line,
+          ll: p1.ll,
+          parts: 2,
+          anchored: jm.anchored,
+        });
+        return true;
+      }
+    }
     if (!m) return false;
     if (m.state === 'complete') {
+      headerAt = seq;
+      // The header wrapped inside its printk prefix (`snd_hda_intel` ⏎ `0000:00:1b.0: XRUN: …`,
+      // `ALSA` ⏎ `sound/core/pcm_lib.c:169: XRUN: …`): it starts one or two lines before.
+      const [p1, p2] = previous;
+      const before = (p: Previous | undefined, back: number): boolean =>
+        p !== undefined && sameKey(p) && adjacent(p, back) && !p.header;
+      if (before(p1, 1)) {
+        const one = `${p1!.body.trim()} ${m.header.prefix.trim()}`;
+        if (!isWholePrefix(m.header.prefix) && isWholePrefix(`${one} `)) {
+          key = p1!.key;
+          openRecord(key, m.header, p1!.ll, `${p1!.body.trim()} ${body.trim()}`, p1!.line);
+          return true;
+        }
+        const two = `${p2?.body.trim() ?? ''} ${one}`;
+        if (before(p2, 2) && !isWholePrefix(m.header.prefix) && isWholePrefix(`${two} `)) {
+          const text = `${p2!.body.trim()} ${p1!.body.trim()} ${body.trim()}`;
+          key = p2!.key;
+          openRecord(key, m.header, p2!.ll, text, p2!.line);
+          return true;
+        }
+      }
       openRecord(key, m.header, ll, body);
       return true;
     }
@@ -252,12 +338,36 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     const r = open.get(key);
     if (r && m.anchored === null && classifyStackLine(body).kind !== 'other') return false;
     close(key);
+    // Wrapped inside the prefix too (`snd_hda_intel` ⏎ `0000:00:1b.0: XRUN:` ⏎ `pcmC0D0p:0`).
+    if (p1 && sameKey(p1) && adjacent(p1, 1) && !p1.header) {
+      key = p1.key;
+      const pre = `${p1.body.trim()} ${m.prefix.trim()} `;
+      if (!isWholePrefix(m.prefix) && isWholePrefix(pre)) {
+        const text = `${p1.body.trim()} ${body.trim()}`;
+        pending.set(key, { text, line: p1.line, ll: p1.ll, parts: 2, anchored: m.anchored });
+        return true;
+      }
+    }
     pending.set(key, { text: body, line: lineNo, ll, parts: 1, anchored: m.anchored });
     return true;
   };
 
   const processBody = (body: string, ll: LogLine): void => {
-    const key = ll.caller ?? '';
+    // A line without any prefix in a log that has caller ids continues a wrapped header or
+    // frame of the line before it (only then: the IO fast path must see the same keys).
+    const bare = ll.caller === undefined && ll.time === undefined && ll.transport === 'none';
+    const waiting = pending.has(lastKey) || (open.get(lastKey)?.fragment ?? null) !== null;
+    const key = ll.caller ?? (bare && waiting ? lastKey : '');
+    lastKey = key;
+    try {
+      processKeyed(body, ll, key, bare);
+    } finally {
+      previous = [{ key, body, line: lineNo, seq, ll, header: headerAt === seq }, previous[0]];
+      seq++;
+    }
+  };
+
+  const processKeyed = (body: string, ll: LogLine, key: string, bare: boolean): void => {
     // ftrace / trace_pipe text.
     const ft =
       body.charCodeAt(0) === 32 || (body.charCodeAt(0) >= 48 && body.charCodeAt(0) <= 57)
@@ -268,7 +378,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
       if (ft.kind === 'xrun')
         openRecord(
           'ftrace',
-          { kind: 'xrun', pcm: ft.pcm, incomplete: false, entry: 'ftrace-xrun' },
+          { kind: 'xrun', pcm: ft.pcm, incomplete: false, entry: 'ftrace-xrun', prefix: '' },
           { ...ll, time: ll.time ?? ft.time },
           body,
           lineNo,
@@ -277,7 +387,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
       else if (ft.kind === 'other') close('ftrace');
       return;
     }
-    if (headerStep(body, ll, key)) return;
+    if (headerStep(body, ll, key, bare)) return;
     const trimmed = body.trimStart();
     const ftraceFrame = trimmed.startsWith('=>');
     const rkey = ftraceFrame ? 'ftrace' : key;
@@ -294,8 +404,8 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
       const jk = classifyStackLine(joined).kind;
       const held = r.fragment;
       r.fragment = null;
-      if (jk === 'frames' || jk === 'regs') text = joined;
-      else if (jk === 'other' && r.fragmentLines + 1 < MAX_FRAME_PARTS && joined.length < 400) {
+      if (jk !== 'other' && jk !== 'partial' && jk !== 'empty') text = joined;
+      else if (r.fragmentLines + 1 < MAX_FRAME_PARTS && joined.length < 400) {
         r.fragment = joined;
         r.fragmentLines++;
         return;
@@ -371,13 +481,18 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
           r.lastActivity = lineNo;
           return;
         }
-        if (r.frames > 0 || r.sawCpuLine || r.items.length > 0) {
-          r.fragment = body;
-          r.fragmentLines = 1;
+        if (SOURCE_TAIL_RE.test(body)) {
+          // The source location of the frame before, wrapped onto its own line.
+          const last = r.items[r.items.length - 1];
+          if (last && last.type === 'frame' && body.includes('[inline]')) last.frame.inline = true;
           r.lastActivity = lineNo;
           return;
         }
-        close(rkey);
+        // Perhaps the first part of a frame (or `Call Trace:`) wrapped at a space: held for
+        // one more line, which decides.
+        r.fragment = body;
+        r.fragmentLines = 1;
+        r.lastActivity = lineNo;
         return;
     }
   };

@@ -11,6 +11,8 @@ export interface AlsaHeader {
   incomplete: boolean;
   /** The catalogue entry that matched (src/analysis/catalogue/pcm-messages.json). */
   entry: string;
+  /** The text before the message (a printk helper's prefix: `ALSA file:line: `, `driver device: `). */
+  prefix: string;
 }
 
 /** How a text relates to the catalogue of ALSA PCM diagnostics. */
@@ -23,7 +25,7 @@ export type HeaderTextMatch =
    * The first part of a message wrapped at a space; `anchored` when the part already says
    * which message it is (then it is an event even if the rest never comes).
    */
-  | { state: 'partial'; anchored: AlsaHeader | null };
+  | { state: 'partial'; anchored: AlsaHeader | null; prefix: string };
 
 // Literal escapes loggers leave for a line break inside one record (rsyslog #012, kmsg \x0a,
 // `\n` from JSON/exporters): wherever they fall they are a break, like a wrapped line.
@@ -41,7 +43,9 @@ const PCM_RE = /pcmC\d+D\d+[pc](?::\d+)?/;
 function headerFrom(c: CompiledEntry, m: RegExpExecArray, incomplete: boolean): AlsaHeader {
   const p = PCM_RE.exec(m[0]);
   const pcm = p ? p[0] : null;
-  return { kind: c.entry.kind as EventKind, pcm, incomplete, entry: c.entry.id };
+  const lead = m[0].length > 0 && /[\s:]/.test(m[0][0]!) ? 1 : 0;
+  const prefix = m.input.slice(0, m.index + lead);
+  return { kind: c.entry.kind as EventKind, pcm, incomplete, entry: c.entry.id, prefix };
 }
 
 function isEventEntry(c: CompiledEntry): boolean {
@@ -53,25 +57,42 @@ export function matchHeaderText(text: string): HeaderTextMatch | null {
   const t = text.trimEnd();
   if (t.length === 0 || t.length > 2048 || !mayBeAlsaHeader(t)) return null;
   const cat = loadMessageCatalogue();
+  // The entry that explains the most text wins (`ALSA: PCM: …` of 3.15 over `PCM: …` of 2.6.34).
+  let best: { c: CompiledEntry; m: RegExpExecArray } | undefined;
   for (const c of cat.entries) {
     const m = c.whole.exec(t);
-    if (!m) continue;
-    if (!isEventEntry(c)) return { state: 'line', entry: c.entry.id };
-    return { state: 'complete', header: headerFrom(c, m, false) };
+    if (m && (best === undefined || m.index < best.m.index)) best = { c, m };
   }
-  let partial = false;
+  if (best) {
+    if (!isEventEntry(best.c)) return { state: 'line', entry: best.c.entry.id };
+    return { state: 'complete', header: headerFrom(best.c, best.m, false) };
+  }
+  let partial: string | undefined;
   for (const c of cat.entries) {
     if (!isEventEntry(c)) continue;
     for (let i = c.cuts.length - 1; i >= 0; i--) {
       const m = c.cuts[i]!.exec(t);
       if (!m) continue;
-      if (i >= c.anchoredFrom) return { state: 'partial', anchored: headerFrom(c, m, true) };
-      partial = true;
+      const h = headerFrom(c, m, true);
+      if (i >= c.anchoredFrom) return { state: 'partial', anchored: h, prefix: h.prefix };
+      if (partial === undefined || h.prefix.length < partial.length) partial = h.prefix;
       break;
     }
   }
-  if (!partial && !cat.prefixCuts.some((re) => re.test(t))) return null;
-  return { state: 'partial', anchored: null };
+  if (partial !== undefined) return { state: 'partial', anchored: null, prefix: partial };
+  if (!cat.prefixCuts.some((re) => re.test(t))) return null;
+  return { state: 'partial', anchored: null, prefix: t };
+}
+
+// A whole printk-helper prefix, strictly: optional dynamic-debug `module:function: `, then
+// `ALSA file:line[:] `, `driver device: ` (the device name has a digit, dot, colon or dash,
+// which tells it from ordinary `Word Word:` text such as `Call Trace:`) or `(NULL device *): `.
+const STRICT_PREFIX_RE =
+  /^(?:[\w.-]+:[\w.]+: )?(?:ALSA \S+:\d+:? |[\w.-]+ (?=[\w.:-]*[\d.:-][\w.:-]*: )[\w.:-]+: |\(NULL device \*\): )$/;
+
+/** True when the text is exactly one printk-helper prefix (what a header wrapped inside its prefix leaves on the lines before). */
+export function isWholePrefix(text: string): boolean {
+  return STRICT_PREFIX_RE.test(text.replace(/\s+/g, ' ').replace(/^ /, ''));
 }
 
 /** Recognises a whole ALSA XRUN / hw-pointer / invalid-position header, or one cut off after its anchor. */

@@ -320,7 +320,7 @@ export function compileCatalogue(catalogue: MessageCatalogue): CompiledCatalogue
     let anchoredFrom = -1;
     let sawLiteral = false;
     atoms.forEach((a, i) => {
-      if (a.literal) sawLiteral = true;
+      if (a.literal && /[A-Za-z]{2}/.test(a.re)) sawLiteral = true;
       if (!a.space || !sawLiteral || i === atoms.length - 1) return;
       const head = atomsSource(atoms.slice(0, i), entry).src;
       const text = atoms
