@@ -4,7 +4,7 @@
 import type { Frame, FrameContext } from '../kernel/frame.js';
 import type { Marker } from '../kernel/stack-line.js';
 import type { RuleSet, RuleListName } from './rules.js';
-import type { Offender } from './types.js';
+import type { Offender, OffenderExplanation } from './types.js';
 
 /** One element of a collected stack, in print order. */
 export type StackItem =
@@ -55,6 +55,60 @@ const HARDIRQ_ENTRY =
   /^(?:common_interrupt|__common_interrupt|asm_common_interrupt|do_IRQ|__do_IRQ|asm_do_IRQ|handle_IRQ|ret_from_intr|apic_timer_interrupt|smp_apic_timer_interrupt|sysvec_\w+|asm_sysvec_\w+|__sysvec_\w+|gic_handle_irq|el1h_64_irq|el1_irq|el1_interrupt|__irq_svc|handle_riscv_irq|do_irq)$/;
 const SOFTIRQ_ENTRY =
   /^(?:__do_softirq|handle_softirqs|do_softirq|do_softirq_own_stack|invoke_softirq|call_softirq|run_ksoftirqd)$/;
+
+// An explanation lists at most this many skipped frames (a real dump has fewer than 60).
+const MAX_EXPLAINED = 64;
+
+/** The role a rule list gives a frame, for explanations. */
+function roleName(rules: RuleSet, f: Frame): string {
+  if (isStrip(rules, f)) return 'printer';
+  if (role(rules, 'alsa-core', f)) return 'detector (ALSA core)';
+  if (role(rules, 'audio-driver', f)) return 'reporter (audio driver)';
+  if (role(rules, 'irq-entry', f)) return 'IRQ entry/exit';
+  if (role(rules, 'thread-entry', f)) return 'thread entry';
+  if (role(rules, 'idle', f)) return 'idle loop';
+  if (role(rules, 'primitives', f)) return 'primitive (irq-enable/unlock/preempt/delay)';
+  if (role(rules, 'process-context', f)) return 'process-context detector';
+  if (!f.reliable) return 'unreliable (?) frame';
+  if (f.inline) return 'inlined into the next frame';
+  return 'before the IRQ boundary';
+}
+
+function explain(
+  rules: RuleSet,
+  kept: Frame[],
+  offender: Offender,
+  boundary: number,
+  offenderIndex: number | undefined,
+  at: { regsMode: 'kernel' | 'user' | undefined; regsAt: number; markerAt: number },
+): OffenderExplanation {
+  let where: string;
+  if (at.regsMode !== undefined)
+    where = `interrupted ${at.regsMode}-mode registers (RIP/EIP/pc line) at frame ${at.regsAt}`;
+  else if (boundary > 0 && at.markerAt === boundary)
+    where = `the </IRQ>/<EOI> marker at frame ${boundary}`;
+  else if (boundary > 0) where = `after the last IRQ-entry frame ${kept[boundary - 1]!.function}`;
+  else where = 'no interrupt boundary in the stack';
+  const end = offenderIndex ?? kept.length;
+  const skipped = kept.slice(0, Math.min(end, MAX_EXPLAINED)).map((f) => ({
+    function: f.function,
+    role: roleName(rules, f),
+  }));
+  return {
+    rule: offender.reason ?? offender.class,
+    boundary: where,
+    chosen: offenderIndex !== undefined ? (kept[offenderIndex]?.function ?? null) : null,
+    skipped,
+  };
+}
+
+/** An offender decision as text lines, for `--verbose` reports (the report shell prints them). */
+export function renderExplanation(e: OffenderExplanation): string[] {
+  const lines = [`rule: ${e.rule}`, `boundary: ${e.boundary}`];
+  lines.push(`chosen: ${e.chosen ?? '(none)'}`);
+  for (const s of e.skipped) lines.push(`  skipped ${s.function}: ${s.role}`);
+  return lines;
+}
 
 /** Classifies a collected stack; `ftrace` stacks drop the probe machinery at their top. */
 export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false): Classification {
@@ -172,6 +226,11 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       if (m === 'nmi') f.context = 'nmi';
       else if (i < boundary) f.context = i >= softirqFrom && i < lastSoftirq ? 'softirq' : 'irq';
       else f.context = 'task';
+    });
+    offender.explanation = explain(rules, kept, offender, boundary, offenderIndex, {
+      regsMode,
+      regsAt: newRegsAt,
+      markerAt: newMarkerBoundary,
     });
     const out: Classification = { offender, frames: kept };
     if (offenderIndex !== undefined) out.offenderIndex = offenderIndex;
