@@ -64,6 +64,7 @@ function roleName(rules: RuleSet, f: Frame): string {
   if (isStrip(rules, f)) return 'printer';
   if (role(rules, 'alsa-core', f)) return 'detector (ALSA core)';
   if (role(rules, 'audio-driver', f)) return 'reporter (audio driver)';
+  if (role(rules, 'softirq-enable', f)) return 'softirq/tasklet re-enable point';
   if (role(rules, 'irq-entry', f)) return 'IRQ entry/exit';
   if (role(rules, 'thread-entry', f)) return 'thread entry';
   if (role(rules, 'idle', f)) return 'idle loop';
@@ -127,6 +128,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   // IRQ marker. (A softirq run at local_bh_enable in a syscall has IRQ-entry frames, but its
   // RIP: 0033 at the bottom is still the syscall's, far from them.)
   let atBoundary = false;
+  let nestedUser = false;
   for (const it of items) {
     if (it.type === 'marker') {
       if (it.marker === 'irq') {
@@ -165,6 +167,11 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
         regsFrame = { ...it.frame };
         frames.push(regsFrame);
         marked.push('task');
+      } else if (regsMode === 'kernel' && it.mode === 'user' && atBoundary) {
+        // A nested interrupt whose own registers are user mode: the interrupt it nested in
+        // was taken from user code, and the period interrupt hit that one's exit path.
+        nestedUser = true;
+        atBoundary = false;
       } else if (regsMode === 'kernel' && it.mode === 'kernel' && it.frame && atBoundary) {
         // A nested interrupt: its entry frame is followed by its own registers, the
         // instruction it interrupted (e.g. a reschedule IPI taken in _raw_spin_unlock_irqrestore,
@@ -334,6 +341,13 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   for (let i = start; i < kept.length; i++) {
     const f = kept[i]!;
     if (f.inline && i + 1 < kept.length) continue;
+    if (f.reliable && role(rules, 'softirq-enable', f)) {
+      // Interrupts came back on where softirq/tasklet processing re-enabled them: a primitive.
+      const n = sigName(f);
+      if (prims[prims.length - 1] !== n) prims.push(n);
+      lastPrim = i;
+      continue;
+    }
     if (role(rules, 'irq-entry', f) || role(rules, 'thread-entry', f)) {
       if (role(rules, 'thread-entry', f)) break;
       continue;
@@ -353,6 +367,19 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
     chosen = i;
     break;
   }
+  if (chosen < 0 && fallback < 0 && nestedUser) {
+    return result(
+      {
+        class: 'user',
+        function: null,
+        module: null,
+        signature: 'user',
+        reason:
+          'nested interrupt: the period interrupt hit the exit path of an interrupt taken from user mode',
+      },
+      boundary,
+    );
+  }
   if (chosen < 0) chosen = fallback >= 0 ? fallback : lastPrim;
   if (chosen < 0) {
     // Only unsymbolized addresses (no kallsyms): rank by the first address.
@@ -360,9 +387,10 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
     if (firstAddr >= 0) chosen = start + firstAddr;
   }
   if (chosen < 0) {
-    const allThread = kept
-      .slice(start)
-      .every((f) => role(rules, 'thread-entry', f) || role(rules, 'irq-entry', f));
+    const rest = kept.slice(start);
+    const allThread =
+      rest.some((f) => role(rules, 'thread-entry', f)) &&
+      rest.every((f) => role(rules, 'thread-entry', f) || role(rules, 'irq-entry', f));
     return result(
       {
         class: 'none',
