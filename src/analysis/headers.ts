@@ -33,8 +33,7 @@ export const LOGGER_BREAK_RE = /#012|\\x0a|\\012|\\n/;
 
 /** Cheap pre-check: could this text be (the start of) a catalogued ALSA message at all? */
 export function mayBeAlsaHeader(body: string): boolean {
-  for (const n of loadMessageCatalogue().needles) if (body.includes(n)) return true;
-  return false;
+  return loadMessageCatalogue().needleRe.test(body);
 }
 
 // The stream as printed: `pcmC0D0p` (≤ 2.6.29, from `pcmC%dD%d%c`) or `pcmC0D0p:0` (the debug name).

@@ -286,6 +286,8 @@ export interface CompiledCatalogue {
   prefixCuts: RegExp[];
   /** Cheap substrings: a line without any of them cannot be (the start of) a catalogued message. */
   needles: string[];
+  /** The needles as one regular expression. */
+  needleRe: RegExp;
 }
 
 // A message starts the line or follows a space or a colon (after a prefix of any helper).
@@ -334,16 +336,24 @@ export function compileCatalogue(catalogue: MessageCatalogue): CompiledCatalogue
     return { entry, whole, cuts, anchoredFrom, pcmGroup };
   });
   const prefixCuts = [/^ALSA\s*$/, /^ALSA \S+:\d+:?\s*$/];
+  // Needles: every anchor whole (distinctive: `hw_ptr skipping`, not `hw_ptr`, which every
+  // snd_pcm_update_hw_ptr0 frame contains), the first word of each event message that starts
+  // with literal text (`XRUN:`, `Unexpected`, `PCM:` — a wrapped first part may hold only
+  // that), and `ALSA` for a wrap inside the file-path prefix.
   const needles = new Set<string>(['ALSA']);
   for (const e of catalogue.entries) {
-    const firstWord = e.format
-      .replace(CONVERSION_RE, ' ')
-      .split(/\s+/)
-      .find((w) => /[A-Za-z]{2}/.test(w));
-    if (firstWord !== undefined) needles.add(firstWord.replace(/[[\]]/g, '').slice(0, 6));
-    needles.add(e.anchor.trim().slice(0, 6));
+    needles.add(e.anchor.trim());
+    if (e.kind === 'context' || e.kind === 'note') continue;
+    if (e.format.startsWith('%')) {
+      // Vendor lines (`xrun: [0]occured XRUN!`): any word of the anchor may start a wrapped part.
+      for (const w of e.anchor.split(' ')) if (/[A-Za-z]{4}/.test(w)) needles.add(w);
+      continue;
+    }
+    const first = e.format.split(' ')[0]!;
+    if (!first.includes('%')) needles.add(first);
   }
-  return { catalogue, entries, prefixCuts, needles: [...needles] };
+  const needleRe = new RegExp([...needles].map(escapeRe).join('|'));
+  return { catalogue, entries, prefixCuts, needles: [...needles], needleRe };
 }
 
 const DEFAULT_FILE = fileURLToPath(new URL('./catalogue/pcm-messages.json', import.meta.url));
