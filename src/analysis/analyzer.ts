@@ -191,7 +191,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
       sawCpuLine: false,
       incomplete: header.incomplete,
       ftrace,
-      lastActivity: lineNo,
+      lastActivity: line,
       inModules: false,
       truncatedFrames: false,
       entry: header.entry,
@@ -510,6 +510,10 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     if (ll.transport === 'kmsg-dict' || ll.foreign) return;
     if ((lineNo & 63) === 0 && open.size > 0) {
       for (const [k, r] of open) if (lineNo - r.lastActivity > STALE_LINES) close(k);
+    }
+    if ((lineNo & 63) === 0 && pending.size > 0) {
+      // A wrap whose caller never printed again: settle it, so the fast path can resume.
+      for (const [k, p] of pending) if (lineNo - p.line > STALE_LINES) flushPending(k);
     }
     if (LOGGER_BREAK_RE.test(ll.body)) {
       for (const part of ll.body.split(LOGGER_BREAK_SPLIT)) processBody(part, ll);

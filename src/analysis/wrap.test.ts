@@ -3,7 +3,7 @@
 // event; a frame of every grammar wrapped at any space is the same frame.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { analyzeText } from './analyzer.js';
+import { analyzeText, createLogAnalyzer } from './analyzer.js';
 import { loadMessageCatalogue } from './message-catalogue.js';
 import { CAPTURE_FORMS, PREFIX_SAMPLES, expectedPcm, sampleMessage } from './catalogue-samples.js';
 
@@ -189,3 +189,18 @@ for (const [name, lines] of Object.entries(DUMPS)) {
     });
   });
 }
+
+test('a wrap whose caller never prints again is settled, so the idle fast path resumes', () => {
+  const a = createLogAnalyzer();
+  a.push('[  10.000000][ T4242] ALSA: PCM: [Q] Lost interrupts?: (stream=0, delta=4000,');
+  assert.equal(a.idle(), false);
+  for (let i = 0; i < 600; i++)
+    a.push(`[  10.${String(100000 + i)}][    C1] ordinary message ${i}`);
+  assert.equal(a.idle(), true);
+  const r = a.finish();
+  // The cut-off header already said what it is: it is an event, numbered where it started.
+  assert.deepEqual(
+    r.events.map((e) => [e.line, e.kind]),
+    [[1, 'hw_ptr_error']],
+  );
+});
