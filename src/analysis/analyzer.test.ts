@@ -372,13 +372,14 @@ test('a busy-wait delay names its caller (test_lockup cooldown: RIP delay_tsc â†
   );
   assert.equal(r.events.length, 1);
   assert.deepEqual(
-    { ...r.events[0]!.offender, reason: undefined },
+    { ...r.events[0]!.offender, reason: undefined, explanation: undefined },
     {
       class: 'kernel',
       function: 'test_lockup',
       module: 'test_lockup',
       signature: 'delay_tsc | test_lockup',
       reason: undefined,
+      explanation: undefined,
     },
   );
 });

@@ -4,7 +4,7 @@
 import type { Frame, FrameContext } from '../kernel/frame.js';
 import type { Marker } from '../kernel/stack-line.js';
 import type { RuleSet, RuleListName } from './rules.js';
-import type { Offender } from './types.js';
+import type { Offender, OffenderExplanation } from './types.js';
 
 /** One element of a collected stack, in print order. */
 export type StackItem =
@@ -56,6 +56,61 @@ const HARDIRQ_ENTRY =
 const SOFTIRQ_ENTRY =
   /^(?:__do_softirq|handle_softirqs|do_softirq|do_softirq_own_stack|invoke_softirq|call_softirq|run_ksoftirqd)$/;
 
+// An explanation lists at most this many skipped frames (a real dump has fewer than 60).
+const MAX_EXPLAINED = 64;
+
+/** The role a rule list gives a frame, for explanations. */
+function roleName(rules: RuleSet, f: Frame): string {
+  if (isStrip(rules, f)) return 'printer';
+  if (role(rules, 'alsa-core', f)) return 'detector (ALSA core)';
+  if (role(rules, 'audio-driver', f)) return 'reporter (audio driver)';
+  if (role(rules, 'softirq-enable', f)) return 'softirq/tasklet re-enable point';
+  if (role(rules, 'irq-entry', f)) return 'IRQ entry/exit';
+  if (role(rules, 'thread-entry', f)) return 'thread entry';
+  if (role(rules, 'idle', f)) return 'idle loop';
+  if (role(rules, 'primitives', f)) return 'primitive (irq-enable/unlock/preempt/delay)';
+  if (role(rules, 'process-context', f)) return 'process-context detector';
+  if (!f.reliable) return 'unreliable (?) frame';
+  if (f.inline) return 'inlined into the next frame';
+  return 'before the IRQ boundary';
+}
+
+function explain(
+  rules: RuleSet,
+  kept: Frame[],
+  offender: Offender,
+  boundary: number,
+  offenderIndex: number | undefined,
+  at: { regsMode: 'kernel' | 'user' | undefined; regsAt: number; markerAt: number },
+): OffenderExplanation {
+  let where: string;
+  if (at.regsMode !== undefined)
+    where = `interrupted ${at.regsMode}-mode registers (RIP/EIP/pc line) at frame ${at.regsAt}`;
+  else if (boundary > 0 && at.markerAt === boundary)
+    where = `the </IRQ>/<EOI> marker at frame ${boundary}`;
+  else if (boundary > 0) where = `after the last IRQ-entry frame ${kept[boundary - 1]!.function}`;
+  else where = 'no interrupt boundary in the stack';
+  const end = offenderIndex ?? kept.length;
+  const skipped = kept.slice(0, Math.min(end, MAX_EXPLAINED)).map((f) => ({
+    function: f.function,
+    role: roleName(rules, f),
+  }));
+  return {
+    rule: offender.reason ?? offender.class,
+    boundary: where,
+    chosen: offenderIndex !== undefined ? (kept[offenderIndex]?.function ?? null) : null,
+    skipped,
+  };
+}
+
+/** An offender decision as text lines, for `--verbose` reports (the report shell prints them). */
+export function renderExplanation(e: OffenderExplanation): string[] {
+  const lines = [`rule: ${e.rule}`, `boundary: ${e.boundary}`];
+  lines.push(`chosen: ${e.chosen ?? '(none)'}`);
+  for (const s of e.skipped) lines.push(`  skipped ${s.function}: ${s.role}`);
+  return lines;
+}
+
 /** Classifies a collected stack; `ftrace` stacks drop the probe machinery at their top. */
 export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false): Classification {
   // 1. Frames in order with marker contexts; the interrupted-register position.
@@ -73,6 +128,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   // IRQ marker. (A softirq run at local_bh_enable in a syscall has IRQ-entry frames, but its
   // RIP: 0033 at the bottom is still the syscall's, far from them.)
   let atBoundary = false;
+  let nestedUser = false;
   for (const it of items) {
     if (it.type === 'marker') {
       if (it.marker === 'irq') {
@@ -111,6 +167,11 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
         regsFrame = { ...it.frame };
         frames.push(regsFrame);
         marked.push('task');
+      } else if (regsMode === 'kernel' && it.mode === 'user' && atBoundary) {
+        // A nested interrupt whose own registers are user mode: the interrupt it nested in
+        // was taken from user code, and the period interrupt hit that one's exit path.
+        nestedUser = true;
+        atBoundary = false;
       } else if (regsMode === 'kernel' && it.mode === 'kernel' && it.frame && atBoundary) {
         // A nested interrupt: its entry frame is followed by its own registers, the
         // instruction it interrupted (e.g. a reschedule IPI taken in _raw_spin_unlock_irqrestore,
@@ -172,6 +233,11 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       if (m === 'nmi') f.context = 'nmi';
       else if (i < boundary) f.context = i >= softirqFrom && i < lastSoftirq ? 'softirq' : 'irq';
       else f.context = 'task';
+    });
+    offender.explanation = explain(rules, kept, offender, boundary, offenderIndex, {
+      regsMode,
+      regsAt: newRegsAt,
+      markerAt: newMarkerBoundary,
     });
     const out: Classification = { offender, frames: kept };
     if (offenderIndex !== undefined) out.offenderIndex = offenderIndex;
@@ -275,6 +341,13 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   for (let i = start; i < kept.length; i++) {
     const f = kept[i]!;
     if (f.inline && i + 1 < kept.length) continue;
+    if (f.reliable && role(rules, 'softirq-enable', f)) {
+      // Interrupts came back on where softirq/tasklet processing re-enabled them: a primitive.
+      const n = sigName(f);
+      if (prims[prims.length - 1] !== n) prims.push(n);
+      lastPrim = i;
+      continue;
+    }
     if (role(rules, 'irq-entry', f) || role(rules, 'thread-entry', f)) {
       if (role(rules, 'thread-entry', f)) break;
       continue;
@@ -294,6 +367,19 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
     chosen = i;
     break;
   }
+  if (chosen < 0 && fallback < 0 && nestedUser) {
+    return result(
+      {
+        class: 'user',
+        function: null,
+        module: null,
+        signature: 'user',
+        reason:
+          'nested interrupt: the period interrupt hit the exit path of an interrupt taken from user mode',
+      },
+      boundary,
+    );
+  }
   if (chosen < 0) chosen = fallback >= 0 ? fallback : lastPrim;
   if (chosen < 0) {
     // Only unsymbolized addresses (no kallsyms): rank by the first address.
@@ -301,9 +387,10 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
     if (firstAddr >= 0) chosen = start + firstAddr;
   }
   if (chosen < 0) {
-    const allThread = kept
-      .slice(start)
-      .every((f) => role(rules, 'thread-entry', f) || role(rules, 'irq-entry', f));
+    const rest = kept.slice(start);
+    const allThread =
+      rest.some((f) => role(rules, 'thread-entry', f)) &&
+      rest.every((f) => role(rules, 'thread-entry', f) || role(rules, 'irq-entry', f));
     return result(
       {
         class: 'none',

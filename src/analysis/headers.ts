@@ -1,65 +1,105 @@
 // Record headers: the ALSA diagnostics of every era (kernel-log-formats §2) that start an
 // event, the non-ALSA report headers whose stacks must not become events (§4.4), and the
 // ftrace/trace_pipe lines of a kprobe on __snd_pcm_xrun or the snd_pcm:xrun tracepoint.
+import { loadMessageCatalogue, type CompiledEntry } from './message-catalogue.js';
 import type { EventKind } from './types.js';
 
 export interface AlsaHeader {
   kind: EventKind;
   pcm: string | null;
-  /** The printk was wrapped (mailer/syslog): the next line continues it (`XRUN:` ⏎ `pcmC0D0p`). */
+  /** The message is cut off (a wrap whose continuation never came): an event all the same. */
   incomplete: boolean;
+  /** The catalogue entry that matched (src/analysis/catalogue/pcm-messages.json). */
+  entry: string;
+  /** The text before the message (a printk helper's prefix: `ALSA file:line: `, `driver device: `). */
+  prefix: string;
 }
 
-const PCM_TOKEN = String.raw`pcmC\d+D\d+[pc](?::\d+)?`;
-const PCM_RE = new RegExp(PCM_TOKEN);
-export const PCM_ONLY_RE = new RegExp(String.raw`^\s*(${PCM_TOKEN})\s*$`);
-const XRUN_RE = new RegExp(String.raw`(?:^|[\s:])XRUN:[ \t]*(${PCM_TOKEN})?[ \t]*(.*)$`);
-const INVALID_POS_RE = new RegExp(
-  String.raw`(?:\bBUG|invalid position|XRUN): (?:stream ?= ?\d+|(${PCM_TOKEN})), pos ?= ?`,
-);
-const HW_PTR_RE =
-  /Unexpected hw_pointer value|Unexpected hw_ptr\b|\bhw_ptr skipping|\bPCM: (?:\[[QP]\] ?)?Lost interrupts\?/;
-// Vendor trees: `xrun: [0]occured XRUN!` (JetKernel), `occurred buffer xrun[0]` (Dropad).
-const VENDOR_XRUN_RE = /\[\d+\]occ?urr?ed XRUN!|occurred buffer xrun\[\d+\]/;
+/** How a text relates to the catalogue of ALSA PCM diagnostics. */
+export type HeaderTextMatch =
+  /** A whole event header. */
+  | { state: 'complete'; header: AlsaHeader }
+  /** A whole catalogued line that is not an event (hwptr log, update traces, rate-limit notes). */
+  | { state: 'line'; entry: string }
+  /**
+   * The first part of a message wrapped at a space; `anchored` when the part already says
+   * which message it is (then it is an event even if the rest never comes).
+   */
+  | { state: 'partial'; anchored: AlsaHeader | null; prefix: string };
 
-/** Cheap pre-check: could this body be an ALSA header at all? */
+// Literal escapes loggers leave for a line break inside one record (rsyslog #012, kmsg \x0a,
+// `\n` from JSON/exporters): wherever they fall they are a break, like a wrapped line.
+export const LOGGER_BREAK_RE = /#012|\\x0a|\\012|\\n/;
+
+/** Cheap pre-check: could this text be (the start of) a catalogued ALSA message at all? */
 export function mayBeAlsaHeader(body: string): boolean {
-  return (
-    body.includes('XRUN') ||
-    body.includes('hw_p') ||
-    body.includes('Lost interrupts') ||
-    body.includes('pos =') ||
-    body.includes('pos=') ||
-    body.includes('xrun[')
-  );
+  return loadMessageCatalogue().needleRe.test(body);
 }
 
-/** Recognises an ALSA XRUN / hw-pointer / invalid-position header line. */
-export function matchAlsaHeader(body: string): AlsaHeader | null {
-  if (!mayBeAlsaHeader(body)) return null;
-  const inv = INVALID_POS_RE.exec(body);
-  if (inv) return { kind: 'invalid_position', pcm: inv[1] ?? null, incomplete: false };
-  if (HW_PTR_RE.test(body)) {
-    const pcm = PCM_RE.exec(body);
-    const open = body.lastIndexOf('(');
-    return {
-      kind: 'hw_ptr_error',
-      pcm: pcm ? pcm[0] : null,
-      incomplete: open > body.lastIndexOf(')'),
-    };
+// The stream as printed: `pcmC0D0p` (≤ 2.6.29, from `pcmC%dD%d%c`) or `pcmC0D0p:0` (the debug name).
+const PCM_RE = /pcmC\d+D\d+[pc](?::\d+)?/;
+
+function headerFrom(c: CompiledEntry, m: RegExpExecArray, incomplete: boolean): AlsaHeader {
+  const p = PCM_RE.exec(m[0]);
+  const pcm = p ? p[0] : null;
+  const lead = m[0].length > 0 && /[\s:]/.test(m[0][0]!) ? 1 : 0;
+  const prefix = m.input.slice(0, m.index + lead);
+  return { kind: c.entry.kind as EventKind, pcm, incomplete, entry: c.entry.id, prefix };
+}
+
+function isEventEntry(c: CompiledEntry): boolean {
+  return c.entry.kind !== 'context' && c.entry.kind !== 'note';
+}
+
+/** Matches a text (one body, or wrapped parts joined by a space) against the catalogue. */
+export function matchHeaderText(text: string): HeaderTextMatch | null {
+  const t = text.trimEnd();
+  if (t.length === 0 || t.length > 2048 || !mayBeAlsaHeader(t)) return null;
+  const cat = loadMessageCatalogue();
+  // The entry that explains the most text wins (`ALSA: PCM: …` of 3.15 over `PCM: …` of 2.6.34).
+  let best: { c: CompiledEntry; m: RegExpExecArray } | undefined;
+  for (const c of cat.entries) {
+    const m = c.whole.exec(t);
+    if (m && (best === undefined || m.index < best.m.index)) best = { c, m };
   }
-  const x = XRUN_RE.exec(body);
-  if (x) {
-    const rest = (x[2] ?? '').trim();
-    if (x[1] !== undefined) {
-      // `XRUN: pcmC0D0p:0` alone; anything after the token other than spaces is another message.
-      if (rest.length === 0) return { kind: 'xrun', pcm: x[1], incomplete: false };
-      return null;
+  if (best) {
+    if (!isEventEntry(best.c)) return { state: 'line', entry: best.c.entry.id };
+    return { state: 'complete', header: headerFrom(best.c, best.m, false) };
+  }
+  let partial: string | undefined;
+  for (const c of cat.entries) {
+    if (!isEventEntry(c)) continue;
+    for (let i = c.cuts.length - 1; i >= 0; i--) {
+      const m = c.cuts[i]!.exec(t);
+      if (!m) continue;
+      const h = headerFrom(c, m, true);
+      if (i >= c.anchoredFrom) return { state: 'partial', anchored: h, prefix: h.prefix };
+      if (partial === undefined || h.prefix.length < partial.length) partial = h.prefix;
+      break;
     }
-    if (rest.length === 0) return { kind: 'xrun', pcm: null, incomplete: true };
-    return null;
   }
-  if (VENDOR_XRUN_RE.test(body)) return { kind: 'xrun', pcm: null, incomplete: false };
+  if (partial !== undefined) return { state: 'partial', anchored: null, prefix: partial };
+  if (!cat.prefixCuts.some((re) => re.test(t))) return null;
+  return { state: 'partial', anchored: null, prefix: t };
+}
+
+// A whole printk-helper prefix, strictly: optional dynamic-debug `module:function: `, then
+// `ALSA file:line[:] `, `driver device: ` (the device name has a digit, dot, colon or dash,
+// which tells it from ordinary `Word Word:` text such as `Call Trace:`) or `(NULL device *): `.
+const STRICT_PREFIX_RE =
+  /^(?:[\w.-]+:[\w.]+: )?(?:ALSA \S+:\d+:? |[\w.-]+ (?=[\w.:-]*[\d.:-][\w.:-]*: )[\w.:-]+: |\(NULL device \*\): )$/;
+
+/** True when the text is exactly one printk-helper prefix (what a header wrapped inside its prefix leaves on the lines before). */
+export function isWholePrefix(text: string): boolean {
+  return STRICT_PREFIX_RE.test(text.replace(/\s+/g, ' ').replace(/^ /, ''));
+}
+
+/** Recognises a whole ALSA XRUN / hw-pointer / invalid-position header, or one cut off after its anchor. */
+export function matchAlsaHeader(body: string): AlsaHeader | null {
+  const m = matchHeaderText(body);
+  if (!m) return null;
+  if (m.state === 'complete') return m.header;
+  if (m.state === 'partial') return m.anchored;
   return null;
 }
 

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { XrunhuntError } from '../errors.js';
 
 /** Bumped whenever a rule list changes meaning: signatures from different versions may not group. */
-export const RULES_VERSION = '1.3.0';
+export const RULES_VERSION = '1.4.0';
 
 /** The rule lists, by role (file name without `.txt`). */
 export const RULE_LIST_NAMES = [
@@ -19,6 +19,7 @@ export const RULE_LIST_NAMES = [
   'thread-entry',
   'idle',
   'primitives',
+  'softirq-enable',
   'process-context',
 ] as const;
 export type RuleListName = (typeof RULE_LIST_NAMES)[number];

@@ -18,6 +18,20 @@ export interface Offender {
   signature: string;
   /** Why this class was chosen (for `--verbose` and bug reports). */
   reason?: string;
+  /** Which rule chose the frame and which frames were skipped on the way (`--verbose`, JSON). */
+  explanation?: OffenderExplanation;
+}
+
+/** How the offender decision was made, so a user can challenge it frame by frame. */
+export interface OffenderExplanation {
+  /** The rule that decided (the reason, in words). */
+  rule: string;
+  /** Where the interrupted context starts: registers line, last IRQ-entry frame, marker, or none. */
+  boundary: string;
+  /** The frame chosen, or null. */
+  chosen: string | null;
+  /** Frames before the chosen one (or all, when none was chosen), with the role that skipped them. */
+  skipped: { function: string; role: string }[];
 }
 
 export interface XrunEvent {

@@ -109,3 +109,17 @@ test('journalctl in CJK locales (month written with digits)', () => {
   );
   assert.equal(parseLogLine('9ms non-preemptible critical section violated').transport, 'none');
 });
+
+test('an indented printk timestamp in a pasted excerpt is still the timestamp', () => {
+  const l = parseLogLine(
+    '> >   [161644.076666] snd_echo3g 0000:09:02.0: invalid position: , pos = 4096, buffer size = 4096, period size = 64',
+  );
+  assert.equal(l.quoteDepth, 2);
+  assert.equal(l.time, 161644.076666);
+  assert.ok(l.body.startsWith('snd_echo3g 0000:09:02.0: invalid position:'));
+  // An indented frame is not a timestamp: its indentation stays (it marks the frame).
+  assert.equal(
+    parseLogLine(' [<c0105f3e>] dump_stack+0x1e/0x30').body,
+    ' [<c0105f3e>] dump_stack+0x1e/0x30',
+  );
+});

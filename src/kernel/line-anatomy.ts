@@ -48,6 +48,7 @@ const DMESG_X_RE =
 const ESC = String.fromCharCode(27);
 const ANSI_RE = new RegExp(`${ESC}\\[[0-9;]*[A-Za-z]`, 'g');
 const PRINTK_TS_RE = /^\[\s*(\d+\.\d+)\] ?/;
+const INDENTED_TS_RE = /^[ \t]+\[\s*\d+\.\d+\]/;
 const CALLER_RE = /^\[\s*([TC]\d+)\] ?/;
 // MediaTek vendor kernels: `(cpu)[pid:comm]` right after the timestamp.
 const MTK_CALLER_RE = /^\((\d+)\)\[(\d+):[^\]]{0,32}\]/;
@@ -73,6 +74,9 @@ export function parseLogLine(raw: string, afterKmsg = false): LogLine {
     }
   }
 
+  // Excerpts pasted into mail and issues are often indented: `>   [161644.076666] snd_…`.
+  if ((s.charCodeAt(0) === 32 || s.charCodeAt(0) === 9) && INDENTED_TS_RE.test(s))
+    s = s.trimStart();
   if (s.charCodeAt(0) >= 97 && s.charCodeAt(0) <= 117) {
     const x = DMESG_X_RE.exec(s);
     if (x) s = s.slice(x[0].length);
