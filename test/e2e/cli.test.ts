@@ -18,5 +18,5 @@ test('an unknown command is a usage error with a pointer to --help, no stack tra
 test('--version prints the package version', async () => {
   const r = await runCli(['--version']);
   assert.equal(r.code, 0);
-  assert.match(r.stdout, /^\d+\.\d+\.\d+\n$/);
+  assert.match(r.stdout, /^xrunhunt \d+\.\d+\.\d+\n$/);
 });

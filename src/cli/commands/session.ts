@@ -2,7 +2,6 @@
 // opened, kernel-log capture, real-time playback under load phases, correlation, a ranked
 // report with a conclusion, and a bundle folder. Restores xrun_debug whatever happens.
 import { homedir, tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { ROOT_OPTIONS } from '../root-options.js';
@@ -23,11 +22,7 @@ import { defaultSessionDeps } from '../../session/default-deps.js';
 import { usableJournalDir } from '../../session/journal-dir.js';
 import { startSession } from '../../session/run-session.js';
 import { renderReportMarkdown, renderReportText } from '../../session/report-text.js';
-
-/** The package version (not imported from main.js: that would be a module cycle). */
-function toolVersion(): string {
-  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
-}
+import { toolVersion } from '../../tool-version.js';
 
 export const SESSION_OPTIONS = {
   device: {

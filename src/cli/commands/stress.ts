@@ -1,7 +1,6 @@
 // `xrunhunt stress`: a matrix of periods × loads, each cell a short session without a
 // bundle; prints xruns per cell and the smallest xrun-free period per load.
 import { homedir, tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
 import { parseDuration } from '../../units.js';
@@ -20,10 +19,7 @@ import {
   summarizeStress,
   type StressCell,
 } from '../../session/stress.js';
-
-function toolVersion(): string {
-  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
-}
+import { toolVersion } from '../../tool-version.js';
 
 export default defineCommand({
   name: 'stress',

@@ -4,7 +4,6 @@
 // each underrun with the load at that moment, and writes a session-compatible bundle.
 import { readFileSync, readdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { ROOT_OPTIONS } from '../root-options.js';
@@ -22,11 +21,7 @@ import { findWatchTargets, startWatch } from '../../watch/run-watch.js';
 import type { WatchDeps } from '../../watch/run-watch.js';
 import { renderWatchText } from '../../watch/watch-report.js';
 import { streamLabel } from '../../watch/running-streams.js';
-
-/** The package version (not imported from main.js: that would be a module cycle). */
-function toolVersion(): string {
-  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
-}
+import { toolVersion } from '../../tool-version.js';
 
 /** The production dependencies of a watch. */
 function defaultWatchDeps(): WatchDeps {
