@@ -16,7 +16,7 @@ import {
   type IngestReport,
 } from '../../bundle/ingest.js';
 import { renderRankingMarkdown, renderRankingText } from '../../bundle/ranking-render.js';
-import { GROUP_BYS, openFleetStore, type FleetRanking, type GroupBy } from '../../bundle/store.js';
+import { GROUP_BYS, openFleetStore, type FleetRanking } from '../../bundle/store.js';
 import type { Signer } from '../../bundle/signer.js';
 import type { FleetDashboard } from '../../tui/fleet-dashboard.js';
 
@@ -82,7 +82,8 @@ Without files, shows the ranking of what the store already holds.`,
     by: {
       type: 'string',
       valueName: 'FACET',
-      description: 'rank separately per kernel | driver | preempt | load',
+      choices: GROUP_BYS,
+      description: 'rank separately per kernel release, driver, preemption model or load kind',
     },
     since: {
       type: 'string',
@@ -108,7 +109,8 @@ Without files, shows the ranking of what the store already holds.`,
       type: 'string',
       valueName: 'FORMAT',
       default: 'text',
-      description: 'text | markdown',
+      choices: ['text', 'markdown'],
+      description: 'report format (or --json)',
     },
     html: {
       type: 'string',
@@ -124,15 +126,7 @@ Without files, shows the ranking of what the store already holds.`,
   },
   async run(ctx) {
     const { io, values } = ctx;
-    const by = values.by as GroupBy | undefined;
-    if (by !== undefined && !GROUP_BYS.includes(by)) {
-      throw new UsageError(`invalid --by "${by}": expected one of ${GROUP_BYS.join(', ')}`);
-    }
-    if (values.format !== 'text' && values.format !== 'markdown') {
-      throw new UsageError(
-        `invalid --format "${values.format}": expected text or markdown (or --json)`,
-      );
-    }
+    const by = values.by;
     const top = parseInteger(values.top, '--top', 1, 100_000);
     const sinceMs = values.since === undefined ? null : parseSince(values.since, Date.now());
     if (values.watch && ctx.positionals.length === 0) {

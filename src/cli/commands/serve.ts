@@ -83,6 +83,7 @@ behind a TLS reverse proxy to collect over the internet, and always use --token 
     },
     duration: {
       type: 'string',
+      short: 'd',
       valueName: 'DURATION',
       description: 'stop after DURATION (30s, 2h); default: until Ctrl-C',
     },
