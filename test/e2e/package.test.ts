@@ -59,11 +59,12 @@ test('npm pack → install --omit=optional into an empty folder → --version, a
       exports: Record<string, { types: string; import: string }>;
       license: string;
       optionalDependencies?: Record<string, string>;
+      man: string[];
       dependencies: Record<string, string>;
     };
     // exports points at files that are in the tarball, with type declarations.
     const entry = pkg.exports['.']!;
-    for (const f of [entry.import, entry.types, 'bin/xrunhunt.js', 'LICENSE']) {
+    for (const f of [entry.import, entry.types, 'bin/xrunhunt.js', 'LICENSE', ...pkg.man]) {
       assert.ok(packed.has(f.replace(/^\.\//, '')), `${f} is not in the tarball`);
     }
     // The LICENSE text is the licence package.json names.
