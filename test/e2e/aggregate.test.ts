@@ -414,3 +414,30 @@ test('a missing input is an error; --db in a missing folder creates nothing', as
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the ranking quotes bundle text escaped: function names, signatures, kernel releases', async () => {
+  const dir = workdir();
+  try {
+    const b = JSON.parse(ext4Text) as {
+      host: { kernelRelease: string };
+      events: { offender: { function: string | null; signature: string } }[];
+    };
+    for (const e of b.events) {
+      e.offender.function = 'evil\u001b]0;pwned\u0007\u001b[2J';
+      e.offender.signature = 'sig\u009b2J';
+    }
+    b.host.kernelRelease = '6.1\u001b[31m';
+    const f = join(dir, 'evil.json');
+    writeFileSync(f, JSON.stringify(b));
+    const db = join(dir, 'f.db');
+    const text = await runCli(['aggregate', f, '--db', db]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /evil\\x1b\]0;pwned\\x07\\x1b\[2J/);
+    const md = await runCli(['aggregate', '--db', db, '--format', 'markdown', '--by', 'kernel']);
+    for (const out of [text.stdout, md.stdout]) {
+      for (const line of out.split('\n')) assert.doesNotMatch(line, RAW_CONTROL);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

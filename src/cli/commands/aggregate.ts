@@ -4,7 +4,7 @@
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
-import { writeJson, writeNdjson } from '../output.js';
+import { terminalSafe, writeJson, writeNdjson } from '../output.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration, parseInteger } from '../../units.js';
 import {
@@ -220,9 +220,9 @@ Without files, shows the ranking of what the store already holds.`,
           if (values.watch) writeNdjson(io.stdout, { type: 'ranking', ...doc });
           else writeJson(io.stdout, doc);
         } else if (values.format === 'markdown') {
-          io.stdout.write(renderRankingMarkdown(ranking));
+          io.stdout.write(terminalSafe(renderRankingMarkdown(ranking)));
         } else {
-          io.stdout.write(renderRankingText(ranking));
+          io.stdout.write(terminalSafe(renderRankingText(ranking)));
         }
       };
       show(rank(), files.length > 0 || values.watch ? report : null);
