@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, runCli } from '../helpers/cli.js';
@@ -150,4 +151,22 @@ test('completion and man are generated from the specs', async () => {
   const man = await runCli(['man']);
   assert.equal(man.code, 0, man.stderr);
   assert.match(man.stdout, /^\.TH XRUNHUNT 1 /);
+});
+
+test('bin/xrunhunt.js (the built CLI users run) prints the version and takes -q before the command', async () => {
+  const bin = join(repoRoot, 'bin/xrunhunt.js');
+  assert.ok(existsSync(join(repoRoot, 'dist/cli/main.js')), 'run `npm run build` first');
+  const run = (args: string[]): { code: number | null; stdout: string; stderr: string } => {
+    const r = spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', input: '' });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const v = run(['--version']);
+  assert.equal(v.code, 0, v.stderr);
+  assert.equal(
+    v.stdout,
+    `xrunhunt ${(JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }).version}\n`,
+  );
+  const typo = run(['-q', 'analize']);
+  assert.equal(typo.code, 1);
+  assert.match(typo.stderr, /did you mean "analyze"/);
 });
