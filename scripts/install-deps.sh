@@ -8,6 +8,7 @@
 #   linux-source-6.1 + toolchain    the lab kernel build
 #   tmux                            terminal tests of the dashboard
 #   chromium, fonts-dejavu-core     headless checks (and screenshots) of the HTML reports
+#   groff-base                      renders the generated man page in its test (warnings fail it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,6 +18,7 @@ PACKAGES=(
   linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
   tmux procps util-linux
   chromium fonts-dejavu-core
+  groff-base
 )
 
 missing=()

@@ -39,3 +39,25 @@ test('formatting', () => {
   assert.equal(formatBytes(512), '512 B');
   assert.equal(formatBytes(64 * 1024 ** 2), '64.0 MiB');
 });
+
+test('negative durations and sizes say that negatives are the problem', () => {
+  assert.throws(
+    () => parseSize('-5M', '--size'),
+    /invalid --size "-5M": a size cannot be negative/,
+  );
+  assert.throws(
+    () => parseDuration('-10s', '--duration'),
+    /invalid --duration "-10s": a duration cannot be negative/,
+  );
+});
+
+test('a negative count where only positive ones make sense says so', () => {
+  assert.throws(
+    () => parseInteger('-1', '--top', 1, 100),
+    /invalid --top -1: cannot be negative; expected a value from 1 to 100/,
+  );
+  assert.throws(
+    () => parseInteger('-9', '--x', -5, 5),
+    /invalid --x -9: expected a value from -5 to 5/,
+  );
+});

@@ -18,8 +18,18 @@ const SIZE_BYTES: Record<string, number> = {
   t: 1024 ** 4,
 };
 
+// "-5M" is a value the user meant (the parser hands it over); say why it cannot be one.
+function refuseNegative(text: string, what: string, kind: string, examples: string): void {
+  if (/^\s*-\s*\.?\d/.test(text)) {
+    throw new UsageError(
+      `invalid ${what} "${text}": a ${kind} cannot be negative; expected e.g. ${examples}`,
+    );
+  }
+}
+
 /** Parses `500ms`, `10s`, `2m`, `1.5h` into milliseconds; a bare number means seconds. */
 export function parseDuration(text: string, what = 'duration'): number {
+  refuseNegative(text, what, 'duration', '500ms, 10s, 2m, 1h');
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
   if (!m) {
     throw new UsageError(
@@ -32,6 +42,7 @@ export function parseDuration(text: string, what = 'duration'): number {
 
 /** Parses `64M`, `2G`, `512K`, `4096` (bytes) into bytes, binary multiples. */
 export function parseSize(text: string, what = 'size'): number {
+  refuseNegative(text, what, 'size', '512K, 64M, 2G');
   const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
   const mult = m ? SIZE_BYTES[m[2]!.toLowerCase()] : undefined;
   if (!m || mult === undefined) {
@@ -49,7 +60,8 @@ export function parseInteger(text: string, what: string, min = -Infinity, max = 
   }
   const n = Number(text);
   if (n < min || n > max) {
-    throw new UsageError(`invalid ${what} ${n}: expected a value from ${min} to ${max}`);
+    const negative = n < 0 && min >= 0 ? ' cannot be negative;' : '';
+    throw new UsageError(`invalid ${what} ${n}:${negative} expected a value from ${min} to ${max}`);
   }
   return n;
 }

@@ -5,7 +5,17 @@
 import { watch, type FSWatcher } from 'chokidar';
 import { statSync } from 'node:fs';
 import { basename, relative, sep } from 'node:path';
-import { QUARANTINE_DIR, isBundleFileName, listBundleFiles } from './ingest.js';
+import {
+  QUARANTINE_DIR,
+  emptyIngestReport,
+  ingestFiles,
+  isBundleFileName,
+  listBundleFiles,
+  mergeIngestReports,
+  type IngestOptions,
+  type IngestReport,
+} from './ingest.js';
+import type { FleetStore } from './store.js';
 
 /** How long a file's size must stay unchanged before it is read (ms): a slow copy pauses < 1 s. */
 export const STABLE_MS = 1000;
@@ -142,4 +152,31 @@ export async function watchInboxes(
   if (options.signal.aborted) stop();
   else options.signal.addEventListener('abort', stop, { once: true });
   return watchers[0]!;
+}
+
+/**
+ * The first ingest of watched inboxes: every settled bundle in each inbox, bad ones moved to
+ * that inbox's quarantine. Files still young when the inbox was listed (`listedAtMs`) may be
+ * half-written: they are left to the watcher's catch-up (read once their size settles),
+ * never quarantined half-written.
+ */
+export function ingestInboxesOnce(
+  store: FleetStore,
+  roots: readonly string[],
+  listedAtMs: number,
+  options: Omit<IngestOptions, 'inbox'> = {},
+): IngestReport {
+  const settled = (f: string): boolean => {
+    try {
+      return !isYoungInboxFile(statSync(f).mtimeMs, listedAtMs);
+    } catch {
+      return false;
+    }
+  };
+  let report = emptyIngestReport();
+  for (const root of roots) {
+    const files = listBundleFiles([root]).filter(settled);
+    report = mergeIngestReports(report, ingestFiles(store, files, { ...options, inbox: root }));
+  }
+  return report;
 }

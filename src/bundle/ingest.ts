@@ -6,8 +6,10 @@ import { randomBytes } from 'node:crypto';
 import * as nodeFs from 'node:fs';
 import { basename, join } from 'node:path';
 import { XrunhuntError, errnoCode } from '../errors.js';
+import { describeInputKind, inspectInputPath } from '../io/input-path.js';
+import { escapeControlChars } from '../text/untrusted-text.js';
 import { bundleHash } from './content-hash.js';
-import { parseBundleBytes } from './read.js';
+import { MAX_BUNDLE_BYTES, parseBundleBytes, readBundleFileBytes } from './read.js';
 import type { Bundle } from './schema.js';
 import type { FleetStore, IngestItem, SignFrames } from './store.js';
 
@@ -43,12 +45,18 @@ export interface IngestOptions {
   /** Re-sign events of bundles written with other rules (the analyzer's current rules). */
   resign?: { sign: SignFrames; rulesVersion: string };
   onSkip?: (s: SkippedFile) => void;
+  /** Largest bundle file, and largest decompressed bundle (default MAX_BUNDLE_BYTES). */
+  maxBytes?: number;
 }
 
 /** Quotes names with control characters or spaces so a hostile name cannot forge output. */
 export function displayName(path: string): string {
+  // JSON quoting escapes C0 controls, quotes and backslashes; escapeControlChars adds C1
+  // (8-bit CSI), DEL and the bidi overrides that JSON leaves as they are.
   // eslint-disable-next-line no-control-regex
-  return /[\u0000-\u001f\u007f\s"\\]/.test(path) ? JSON.stringify(path) : path;
+  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069\s"\\]/.test(path)
+    ? escapeControlChars(JSON.stringify(path))
+    : path;
 }
 
 /** Whether a directory entry name looks like a finished bundle (temp files start with "."). */
@@ -78,18 +86,11 @@ export function listBundleFiles(paths: string[], fs: typeof nodeFs = nodeFs): st
     }
   };
   for (const p of paths) {
-    let st: nodeFs.Stats;
-    try {
-      st = fs.statSync(p);
-    } catch (err) {
-      if (errnoCode(err) === 'ENOENT') {
-        throw new XrunhuntError('not-found', `${displayName(p)}: no such file or folder`, {
-          hint: 'give bundle files (.json, .json.gz) or folders that contain them',
-        });
-      }
-      throw err;
-    }
-    if (st.isDirectory()) walk(p);
+    // A named path that does not exist is an error, never an empty (exit 0) run.
+    const facts = inspectInputPath(p, fs);
+    if (facts.kind === 'directory') walk(p);
+    // Anything else named on the command line is looked at by ingestFiles, which refuses
+    // devices, FIFOs and oversized files by kind and size before reading a byte.
     else out.push(p);
   }
   return out;
@@ -142,13 +143,14 @@ export function ingestFiles(
     report.duplicates += r.duplicates;
     batch = [];
   };
-  const skip = (file: string, reason: string): void => {
-    const s: SkippedFile = { file, reason };
-    if (options.inbox) {
+  // Every reason is escaped here: it may quote a file name or a bundle's bytes.
+  const skip = (file: string, why: string, quarantine: boolean): void => {
+    const s: SkippedFile = { file, reason: escapeControlChars(why) };
+    if (options.inbox && quarantine) {
       try {
-        s.quarantinedTo = quarantineFile(file, options.inbox, reason, fs);
+        s.quarantinedTo = quarantineFile(file, options.inbox, s.reason, fs);
       } catch (err) {
-        s.reason += ` (could not quarantine: ${(err as Error).message})`;
+        s.reason += ` (could not quarantine: ${escapeControlChars((err as Error).message)})`;
       }
     }
     report.skipped.push(s);
@@ -157,15 +159,10 @@ export function ingestFiles(
   for (const file of files) {
     if (options.signal?.aborted) break;
     report.files++;
+    const name = displayName(file);
     let st: nodeFs.Stats;
-    let bytes: Buffer;
     try {
       st = fs.statSync(file);
-      if (store.isKnownFile(file, st.size, st.mtimeMs)) {
-        report.unchanged++;
-        continue;
-      }
-      bytes = fs.readFileSync(file);
     } catch (err) {
       // Gone between listing and reading (a watcher race): nothing to ingest, nothing to move.
       if (errnoCode(err) === 'ENOENT') {
@@ -173,17 +170,54 @@ export function ingestFiles(
         continue;
       }
       // Unreadable (permissions, I/O error): reported, left where it is.
-      const s: SkippedFile = { file, reason: `${displayName(file)}: ${(err as Error).message}` };
-      report.skipped.push(s);
-      options.onSkip?.(s);
+      skip(file, `${name}: ${(err as Error).message}`, false);
       continue;
     }
+    // A device, FIFO or socket is refused by kind (never opened, never moved).
+    if (!st.isFile()) {
+      const kind = st.isFIFO()
+        ? 'fifo'
+        : st.isCharacterDevice()
+          ? 'char-device'
+          : st.isBlockDevice()
+            ? 'block-device'
+            : st.isSocket()
+              ? 'socket'
+              : st.isDirectory()
+                ? 'directory'
+                : 'other';
+      skip(
+        file,
+        `${name}: expected a bundle (a regular file), found ${describeInputKind(kind)}; not read`,
+        false,
+      );
+      continue;
+    }
+    if (store.isKnownFile(file, st.size, st.mtimeMs)) {
+      report.unchanged++;
+      continue;
+    }
+    let read: { bytes: Buffer; size: number; mtimeMs: number };
+    try {
+      read = readBundleFileBytes(file, `bundle ${name}`, options.maxBytes ?? MAX_BUNDLE_BYTES, fs);
+    } catch (err) {
+      if (!(err instanceof XrunhuntError)) throw err;
+      if (err.code === 'not-found') {
+        report.files--;
+        continue;
+      }
+      // Too large is the file's fault (quarantined from an inbox); anything else (rights,
+      // replaced by a device since the listing) leaves it where it is.
+      skip(file, err.message, err.code === 'format');
+      continue;
+    }
+    const bytes = read.bytes;
     let bundle: Bundle;
     try {
-      bundle = parseBundleBytes(bytes, displayName(file));
+      bundle = parseBundleBytes(bytes, name, options.maxBytes ?? MAX_BUNDLE_BYTES);
     } catch (err) {
       if (err instanceof XrunhuntError) {
-        skip(file, err.message);
+        skip(file, err.message, true);
         continue;
       }
       throw err;
@@ -197,10 +231,50 @@ export function ingestFiles(
       bundle,
       hash,
       source: file,
-      file: { path: file, size: st.size, mtimeMs: st.mtimeMs },
+      file: { path: file, size: read.size, mtimeMs: read.mtimeMs },
     });
     if (batch.length >= batchSize) flush();
   }
   flush();
   return report;
+}
+
+/** An ingest that looked at nothing (the start of a sum over inboxes). */
+export function emptyIngestReport(): IngestReport {
+  return { files: 0, added: 0, duplicates: 0, unchanged: 0, skipped: [] };
+}
+
+/** Adds two ingest reports, e.g. one per inbox, into one. */
+export function mergeIngestReports(a: IngestReport, b: IngestReport): IngestReport {
+  return {
+    files: a.files + b.files,
+    added: a.added + b.added,
+    duplicates: a.duplicates + b.duplicates,
+    unchanged: a.unchanged + b.unchanged,
+    skipped: [...a.skipped, ...b.skipped],
+  };
+}
+
+/** What gets re-signed with the analyzer's current rules in one aggregate run. */
+export interface ResignPlan {
+  /** Recompute every stored signature (--resign). */
+  store: boolean;
+  /** Re-sign bundles as they are ingested (written with other rules than the store's). */
+  incoming: boolean;
+}
+
+/**
+ * The re-sign policy: --resign re-signs the store and everything ingested with it; a store
+ * that was re-signed once (it records a rules version) keeps every later bundle — given now
+ * or arriving in a watched inbox — consistent with it. Exists so the rule lives in one place
+ * and the analyzer (a large import) is loaded only when something will be re-signed.
+ */
+export function resignPlan(o: {
+  requested: boolean;
+  storeRulesVersion: string | null;
+  /** Bundles will be ingested: files were named, or inboxes are watched. */
+  willIngest: boolean;
+}): ResignPlan {
+  if (o.requested) return { store: true, incoming: true };
+  return { store: false, incoming: o.willIngest && o.storeRulesVersion !== null };
 }

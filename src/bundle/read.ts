@@ -1,8 +1,10 @@
 // Reading bundles from bytes or files: gzip recognised by its magic bytes (not the name),
 // truncated gzip and bad JSON reported as such, then validated and upgraded.
-import { readFile } from 'node:fs/promises';
+import * as nodeFs from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { XrunhuntError, errnoCode } from '../errors.js';
+import { describeInputKind, type InputKind } from '../io/input-path.js';
+import { quoteUntrusted } from '../text/untrusted-text.js';
 import type { Bundle } from './schema.js';
 import { validateBundle } from './validate.js';
 
@@ -62,30 +64,109 @@ export function parseBundleBytes(
     const empty = text.trim() === '';
     throw new XrunhuntError(
       'format',
-      `${label}: ${empty ? 'the file is empty' : `not valid JSON (${(err as Error).message})`}`,
+      // V8's message quotes the start of the text: escaped, it cannot drive the terminal.
+      `${label}: ${empty ? 'the file is empty' : `not valid JSON (${quoteUntrusted((err as Error).message)})`}`,
       { hint: 'a bundle is one JSON document, optionally gzipped (see docs/aggregate.md)' },
     );
   }
   return validateBundle(json, name);
 }
 
-/** Reads one bundle file (.json or .json.gz). Exists so all readers share one error story. */
-export async function readBundle(path: string): Promise<Bundle> {
-  let bytes: Buffer;
+function kindOfStats(st: nodeFs.Stats): InputKind {
+  if (st.isFile()) return 'file';
+  if (st.isDirectory()) return 'directory';
+  if (st.isFIFO()) return 'fifo';
+  if (st.isCharacterDevice()) return 'char-device';
+  if (st.isBlockDevice()) return 'block-device';
+  if (st.isSocket()) return 'socket';
+  return 'other';
+}
+
+/** A bundle file's bytes with the facts the fleet store keys re-reads on. */
+export interface BundleFileBytes {
+  bytes: Buffer;
+  size: number;
+  mtimeMs: number;
+}
+
+/**
+ * Reads a bundle file's bytes without trusting the path: opened non-blocking (a FIFO cannot
+ * hang the open), then the open file itself is checked — a regular file of at most
+ * `maxBytes` — before a byte is read, and at most `maxBytes` + 1 bytes are ever read (a file
+ * that grows meanwhile is refused, not followed). /dev/zero, a FIFO, a socket or a 1.5 GB
+ * file are refused by name and kind, in constant memory. `label` names it in errors.
+ */
+export function readBundleFileBytes(
+  path: string,
+  label: string,
+  maxBytes: number = MAX_BUNDLE_BYTES,
+  fs: Pick<typeof nodeFs, 'openSync' | 'fstatSync' | 'readSync' | 'closeSync'> = nodeFs,
+): BundleFileBytes {
+  let fd: number;
   try {
-    bytes = await readFile(path);
+    fd = fs.openSync(path, nodeFs.constants.O_RDONLY | nodeFs.constants.O_NONBLOCK);
   } catch (err) {
     const code = errnoCode(err);
     if (code === 'ENOENT') {
-      throw new XrunhuntError('not-found', `bundle ${path}: no such file`, {
+      throw new XrunhuntError('not-found', `${label}: no such file`, {
         hint: 'check the path; sessions write bundles into their --out folder',
       });
     }
-    if (code === 'EISDIR')
-      throw new XrunhuntError('input', `bundle ${path}: is a directory, expected a file`);
-    if (code === 'EACCES')
-      throw new XrunhuntError('permission', `bundle ${path}: permission denied`);
-    throw err;
+    if (code === 'EACCES' || code === 'EPERM')
+      throw new XrunhuntError('permission', `${label}: permission denied`);
+    throw new XrunhuntError('input', `${label}: cannot be opened (${code ?? String(err)})`);
   }
-  return parseBundleBytes(bytes, path);
+  try {
+    const st = fs.fstatSync(fd);
+    const kind = kindOfStats(st);
+    if (kind === 'directory') {
+      throw new XrunhuntError('input', `${label}: is a directory, expected a bundle file`, {
+        hint: 'name the bundle files inside it (aggregate reads folders)',
+      });
+    }
+    if (kind !== 'file') {
+      throw new XrunhuntError(
+        'input',
+        `${label}: expected a bundle (a regular file), found ${describeInputKind(kind)}; not read`,
+        { hint: 'copy the bundle into a regular file first' },
+      );
+    }
+    if (st.size > maxBytes) {
+      throw new XrunhuntError(
+        'format',
+        `${label}: ${st.size} bytes is larger than the ${maxBytes}-byte limit for a bundle; not read`,
+        { hint: 'real bundles are under 5 MiB; this is not one, or it is damaged' },
+      );
+    }
+    // Read what fstat promised plus one byte; a file that grew keeps being read in 64 KiB
+    // steps, but never past maxBytes + 1 in total.
+    const chunks: Buffer[] = [];
+    let total = 0;
+    let want = st.size + 1;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(Math.min(want, maxBytes + 1 - total));
+      const got = fs.readSync(fd, buf, 0, buf.length, null);
+      if (got === 0) break;
+      chunks.push(buf.subarray(0, got));
+      total += got;
+      if (total > maxBytes) {
+        throw new XrunhuntError(
+          'format',
+          `${label}: grew past the ${maxBytes}-byte limit for a bundle while being read; not read`,
+        );
+      }
+      want = 64 * 1024;
+    }
+    const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+    return { bytes, size: st.size, mtimeMs: st.mtimeMs };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Reads one bundle file (.json or .json.gz). Exists so all readers share one error story. */
+export async function readBundle(path: string): Promise<Bundle> {
+  const label = `bundle ${quoteUntrusted(path, 400)}`;
+  const { bytes } = readBundleFileBytes(path, label);
+  return parseBundleBytes(bytes, quoteUntrusted(path, 400));
 }

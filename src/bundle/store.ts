@@ -4,8 +4,11 @@
 // bookkeeping that lets a rerun skip unchanged files commits in the same transaction.
 // The schema is deliberately plain SQL (no JSON columns in queries) so it maps 1:1 onto
 // PostgreSQL for a shared server (docs/aggregate.md).
-import Database from 'better-sqlite3';
+// better-sqlite3 is an optional dependency (a native module that may need a compiler): it is
+// loaded on the first openFleetStore(), so analyze, play and doctor run without it.
+import type Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { XrunhuntError } from '../errors.js';
 import { bundleToRows } from './fleet-rows.js';
@@ -706,15 +709,56 @@ export class FleetStore {
   }
 }
 
+type DatabaseConstructor = typeof Database;
+
+let sqliteModule: DatabaseConstructor | undefined;
+
+function sqliteMissing(err: unknown): XrunhuntError {
+  const msg = (err as Error).message.split('\n')[0] ?? '';
+  return new XrunhuntError(
+    'unsupported',
+    `the fleet store needs the optional native module better-sqlite3, which is not available here (${msg})`,
+    {
+      hint: 'install it next to xrunhunt (npm install -g better-sqlite3; it needs a prebuilt binary for this Node or a C++ compiler); analyze, play, doctor and session work without it',
+      cause: err,
+    },
+  );
+}
+
+/** Whether an error from opening a database is the native addon failing to load. */
+export function isAddonLoadError(err: unknown): boolean {
+  const msg = err instanceof Error ? err.message : String(err);
+  return /bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|ERR_DLOPEN_FAILED|invalid ELF/i.test(
+    msg,
+  );
+}
+
+/**
+ * Loads better-sqlite3 on first use. Exists because the module is optional: a machine
+ * where it could not be installed gets a user error saying what to do, not a crash at import.
+ * `load` replaces `require` (tests); only the real module is cached.
+ */
+export function loadSqlite(load?: (id: string) => unknown): DatabaseConstructor {
+  if (!load && sqliteModule) return sqliteModule;
+  try {
+    const mod = (load ?? createRequire(import.meta.url))('better-sqlite3') as DatabaseConstructor;
+    if (!load) sqliteModule = mod;
+    return mod;
+  } catch (err) {
+    throw sqliteMissing(err);
+  }
+}
+
 /**
  * Opens (creating if needed) the fleet database: WAL journal, schema applied, schema
  * version checked. A file that is not an xrunhunt store is refused, never modified.
  */
 export function openFleetStore(path: string): FleetStore {
+  const Sqlite = loadSqlite();
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   let db: Database.Database;
   try {
-    db = new Database(path);
+    db = new Sqlite(path);
     db.pragma('journal_mode = WAL');
     // NORMAL in WAL mode: a committed transaction survives a process crash (kill -9); only
     // a power loss can lose the last commits, never corrupt the file.
@@ -753,6 +797,7 @@ export function openFleetStore(path: string): FleetStore {
     }
   } catch (err) {
     if (err instanceof XrunhuntError) throw err;
+    if (isAddonLoadError(err)) throw sqliteMissing(err);
     const msg = (err as Error).message;
     throw new XrunhuntError('input', `cannot open the fleet store ${path}: ${msg}`, {
       hint: /not a database|malformed/i.test(msg)

@@ -23,6 +23,7 @@ import {
   type LatencySummary,
 } from './schema.js';
 import { upgradeBundle } from './upgrade.js';
+import { escapeControlChars } from '../text/untrusted-text.js';
 
 type Obj = Record<string, unknown>;
 
@@ -44,7 +45,8 @@ export function describeValue(v: unknown): string {
   if (typeof v === 'object') return 'an object';
   if (typeof v === 'string') {
     const s = v.length > 40 ? `${v.slice(0, 40)}…` : v;
-    return JSON.stringify(s);
+    // JSON.stringify escapes C0 controls; C1 (8-bit CSI) and bidi overrides need this too.
+    return escapeControlChars(JSON.stringify(s));
   }
   return String(v);
 }
@@ -315,9 +317,16 @@ export function validateBundle(json: unknown, name = 'bundle'): Bundle {
     const upgraded = upgradeBundle(top, label);
     return validateCurrent(upgraded);
   } catch (err) {
+    // Field paths hold the bundle's own keys and values its text: escaped before anyone prints.
     if (err instanceof Invalid) {
-      throw new XrunhuntError('format', `${label}: ${err.message}`, {
+      throw new XrunhuntError('format', escapeControlChars(`${label}: ${err.message}`), {
         hint: 'the file is damaged or was not written by xrunhunt; the format is described in docs/aggregate.md',
+      });
+    }
+    if (err instanceof XrunhuntError) {
+      throw new XrunhuntError(err.code, escapeControlChars(err.message), {
+        ...(err.hint === undefined ? {} : { hint: err.hint }),
+        cause: err,
       });
     }
     throw err;

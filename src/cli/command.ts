@@ -1,8 +1,9 @@
 // The command contract: each command file declares its options once; parsing, `--help`
 // text (with units) and typed values all come from that declaration.
-import { parseArgs } from 'node:util';
 import type { Readable, Writable } from 'node:stream';
 import { UsageError } from '../errors.js';
+import { quoteUntrusted } from '../text/untrusted-text.js';
+import { parseArgv } from './argv.js';
 
 /** What a command may touch of the outside world; tests pass their own streams. */
 export interface CliIo {
@@ -25,17 +26,25 @@ export interface OptionSpec {
   valueName?: string;
   /** One line; say the unit for durations and sizes (e.g. "play for DURATION (500ms, 10s, 2m)"). */
   description: string;
+  /** Allowed values: checked by the parser, listed in --help, offered by shell completion. */
+  choices?: readonly string[];
+  /** Old spellings still accepted with a deprecation note (a flag renamed to mean one thing). */
+  deprecatedAliases?: readonly string[];
 }
 
 export type OptionSpecs = Record<string, OptionSpec>;
 
+type StringOf<S extends OptionSpec> = S['choices'] extends readonly (infer C extends string)[]
+  ? C
+  : string;
+
 type ValueOf<S extends OptionSpec> = S['type'] extends 'boolean'
   ? boolean
   : S['multiple'] extends true
-    ? string[]
+    ? StringOf<S>[]
     : S['default'] extends string
-      ? string
-      : string | undefined;
+      ? StringOf<S>
+      : StringOf<S> | undefined;
 
 /** Typed option values, derived from the declaration. */
 export type OptionValues<T extends OptionSpecs> = { [K in keyof T]: ValueOf<T[K]> };
@@ -48,6 +57,10 @@ export interface CommandContext<T extends OptionSpecs = OptionSpecs> {
   rest: string[];
   /** Aborted on SIGINT / SIGTERM / SIGHUP: long-running commands stop and clean up. */
   signal: AbortSignal;
+  /** -q/--quiet: progress and notes on stderr are dropped (io.stderr already filters them). */
+  quiet: boolean;
+  /** --debug: extra diagnostics on stderr; internal errors print their stack trace. */
+  debug: boolean;
 }
 
 export interface Command<T extends OptionSpecs = OptionSpecs> {
@@ -83,65 +96,63 @@ export function defineCommand<const T extends OptionSpecs>(command: Command<T>):
   return command;
 }
 
-/** Options every command takes. */
-const COMMON_OPTIONS: OptionSpecs = {
+/** Options every command takes; the framework acts on them, commands never need to. */
+export const COMMON_OPTIONS = {
   help: { type: 'boolean', short: 'h', description: 'show this help' },
-};
+  quiet: {
+    type: 'boolean',
+    short: 'q',
+    description: 'no progress or notes on stderr (warnings and errors still shown)',
+  },
+  debug: {
+    type: 'boolean',
+    description: 'extra diagnostics on stderr; stack traces for internal errors',
+  },
+} as const satisfies OptionSpecs;
 
-/** Parses argv for one command; unknown options and bad positionals become UsageErrors. */
-export function parseCommandArgs(
-  command: AnyCommand,
-  argv: string[],
-): {
+export interface ParsedCommandArgs {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   values: OptionValues<any>;
   positionals: string[];
   rest: string[];
   help: boolean;
-} {
+  quiet: boolean;
+  debug: boolean;
+  /** Deprecated spellings used, each with what to write instead. */
+  deprecations: string[];
+}
+
+/** Parses argv for one command; unknown options and bad positionals become UsageErrors. */
+export function parseCommandArgs(command: AnyCommand, argv: string[]): ParsedCommandArgs {
   const dashdash = argv.indexOf('--');
   const own = dashdash === -1 ? argv : argv.slice(0, dashdash);
   const rest = dashdash === -1 ? [] : argv.slice(dashdash + 1);
-  const options: Record<
-    string,
-    { type: 'boolean' | 'string'; short?: string; multiple?: boolean }
-  > = {};
-  for (const [name, spec] of Object.entries({
-    ...COMMON_OPTIONS,
-    ...(command.options as OptionSpecs),
-  })) {
-    options[name] = {
-      type: spec.type,
-      ...(spec.short ? { short: spec.short } : {}),
-      ...(spec.multiple ? { multiple: true } : {}),
-    };
-  }
-  let parsed;
-  try {
-    parsed = parseArgs({ args: own, options, allowPositionals: true, strict: true });
-  } catch (err) {
-    const msg =
-      err instanceof Error
-        ? err.message.replace(/\. To specify a positional.*$/s, '')
-        : String(err);
-    throw new UsageError(`${msg} (see: xrunhunt ${command.name} --help)`);
-  }
+  const specs: OptionSpecs = { ...COMMON_OPTIONS, ...(command.options as OptionSpecs) };
+  const parsed = parseArgv(command.name, specs, own);
   const help = parsed.values['help'] === true;
   if (!help && !command.positionals && parsed.positionals.length > 0) {
     throw new UsageError(
-      `unexpected argument "${parsed.positionals[0]}" for ${command.name} (see: xrunhunt ${command.name} --help)`,
+      `unexpected argument "${quoteUntrusted(parsed.positionals[0]!, 80)}" for ${command.name} (see: xrunhunt ${command.name} --help)`,
     );
   }
   const values: Record<string, string | boolean | string[] | undefined> = {};
   for (const [name, spec] of Object.entries(command.options as OptionSpecs)) {
     const v = parsed.values[name];
-    if (v !== undefined) values[name] = v as string | boolean | string[];
+    if (v !== undefined) values[name] = v;
     else if (spec.default !== undefined) values[name] = spec.default;
     else if (spec.type === 'boolean') values[name] = false;
     else if (spec.multiple) values[name] = [];
     else values[name] = undefined;
   }
-  return { values, positionals: parsed.positionals, rest, help };
+  return {
+    values,
+    positionals: parsed.positionals,
+    rest,
+    help,
+    quiet: parsed.values['quiet'] === true,
+    debug: parsed.values['debug'] === true,
+    deprecations: parsed.deprecations,
+  };
 }
 
 /** Renders `--help` for one command: usage, description, options with defaults, examples. */
@@ -150,16 +161,21 @@ export function renderCommandHelp(command: AnyCommand): string {
   if (command.summary) lines.push(command.summary, '');
   if (command.description) lines.push(command.description.trim(), '');
   const rows: [string, string][] = [];
-  for (const [name, spec] of Object.entries({
-    ...(command.options as OptionSpecs),
-    ...COMMON_OPTIONS,
-  })) {
+  const all: OptionSpecs = { ...(command.options as OptionSpecs), ...COMMON_OPTIONS };
+  for (const [name, spec] of Object.entries(all)) {
     const flag = `${spec.short ? `-${spec.short}, ` : '    '}--${name}${spec.type === 'string' ? ` ${spec.valueName ?? 'VALUE'}` : ''}`;
     const def =
       spec.default !== undefined && spec.type === 'string'
         ? ` (default: ${String(spec.default)})`
         : '';
-    rows.push([flag, `${spec.description}${def}${spec.multiple ? ' (repeatable)' : ''}`]);
+    const choices = spec.choices ? ` [${spec.choices.join('|')}]` : '';
+    const aliases = spec.deprecatedAliases?.length
+      ? ` (old spelling ${spec.deprecatedAliases.map((a) => `--${a}`).join(', ')}: deprecated)`
+      : '';
+    rows.push([
+      flag,
+      `${spec.description}${choices}${def}${spec.multiple ? ' (repeatable)' : ''}${aliases}`,
+    ]);
   }
   lines.push('Options:');
   const width = Math.min(34, Math.max(...rows.map(([f]) => f.length)) + 2);

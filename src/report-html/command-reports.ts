@@ -1,6 +1,6 @@
 // One call per command for `--html FILE`: build the view from what the command already has,
 // render, write. Keeps the commands' edits to a line or two.
-import { createRequire } from 'node:module';
+import { toolVersion } from '../tool-version.js';
 import type { AnalysisResult } from '../analysis/types.js';
 import type { Bundle } from '../bundle/schema.js';
 import type { FleetRanking } from '../bundle/store.js';
@@ -17,11 +17,6 @@ export interface HtmlReportMeta {
   toolVersion?: string;
   /** When the report was made (its "Generated" line). */
   now?: Date;
-}
-
-/** The package version, for the report's footer. */
-function packageVersion(): string {
-  return (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 }
 
 /** The stream the device actually granted, from the session's events. */
@@ -57,7 +52,7 @@ export async function writeSessionHtml(
       generatedAt: (meta.now ?? new Date()).toISOString(),
       run: runViewFromSessionReport(report, grantedStream(history), headroomSamples(history)),
     },
-    meta.toolVersion ?? packageVersion(),
+    meta.toolVersion ?? toolVersion(),
   );
 }
 
@@ -76,7 +71,7 @@ export async function writeAnalyzeHtml(
       generatedAt: (meta.now ?? new Date()).toISOString(),
       run: runViewFromAnalysis(result, inputs),
     },
-    meta.toolVersion ?? packageVersion(),
+    meta.toolVersion ?? toolVersion(),
   );
 }
 
@@ -105,7 +100,7 @@ export async function writeCompareHtml(
         runViewFromBundle(b.bundle, b.label, b.samplesUs ?? null),
       ],
     },
-    meta.toolVersion ?? packageVersion(),
+    meta.toolVersion ?? toolVersion(),
   );
 }
 
@@ -124,6 +119,6 @@ export async function writeAggregateHtml(
       generatedAt: (meta.now ?? new Date()).toISOString(),
       fleet: fleetViewFromRanking(ranking, facts),
     },
-    meta.toolVersion ?? packageVersion(),
+    meta.toolVersion ?? toolVersion(),
   );
 }

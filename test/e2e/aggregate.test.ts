@@ -1,8 +1,18 @@
 // `xrunhunt aggregate` end to end: real files, real SQLite, the real CLI process.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -279,6 +289,154 @@ test('--resign re-signs stored events with the analyzer rules; later ingests fol
       (await runCli(['aggregate', inbox, '--db', db, '--json'])).stdout,
     ) as AggJson;
     assert.deepEqual(after.ranking.rulesVersions, [{ value: String(RULES_VERSION), count: 4 }]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+// --- hostile inputs (issue 14 findings 6, 13, 14) ---
+
+// eslint-disable-next-line no-control-regex
+const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+test('devices, FIFOs and oversized files named on the command line are refused by kind and size, promptly', async () => {
+  const dir = workdir();
+  try {
+    const link = join(dir, 'zero.json');
+    symlinkSync('/dev/zero', link);
+    const fifo = join(dir, 'pipe.json');
+    execFileSync('mkfifo', [fifo]);
+    const big = join(dir, 'big.json');
+    writeFileSync(big, '');
+    truncateSync(big, 1536 * 1024 * 1024); // sparse 1.5 GB: read whole, it was 1.6 GB RSS
+    const good = join(dir, 'good.json');
+    writeFileSync(good, ext4Text);
+    const r = await runCli(
+      ['aggregate', '/dev/zero', link, fifo, big, good, '--db', join(dir, 'f.db'), '--json'],
+      { timeoutMs: 30_000 },
+    );
+    assert.equal(r.signal, null, 'killed: a device or FIFO was read (it never ends)');
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as AggJson;
+    assert.equal(doc.ingest!.added, 1);
+    const reasons = doc.ingest!.skipped.map((s) => s.reason);
+    assert.equal(reasons.length, 4);
+    assert.match(
+      reasons[0]!,
+      /\/dev\/zero: expected a bundle \(a regular file\), found a character device; not read/,
+    );
+    assert.match(
+      reasons[1]!,
+      /zero\.json: expected a bundle \(a regular file\), found a character device/,
+    );
+    assert.match(
+      reasons[2]!,
+      /pipe\.json: expected a bundle \(a regular file\), found a named pipe \(FIFO\)/,
+    );
+    assert.match(
+      reasons[3]!,
+      /big\.json: 1610612736 bytes is larger than the 67108864-byte limit for a bundle; not read/,
+    );
+    assert.equal(readFileSync(good, 'utf8'), ext4Text);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a gzip bundle that decompresses past the limit is refused while decompressing', async () => {
+  const dir = workdir();
+  try {
+    const bomb = join(dir, 'bomb.json.gz');
+    writeFileSync(bomb, gzipSync(Buffer.alloc(80 * 1024 * 1024, 0x20))); // 80 MiB of spaces
+    const r = await runCli(['aggregate', bomb, '--db', join(dir, 'f.db'), '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const doc = JSON.parse(r.stdout) as AggJson;
+    assert.match(doc.ingest!.skipped[0]!.reason, /decompresses to more than 67108864 bytes/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('bytes from a bad bundle cannot clear the screen, set the title or forge a line', async () => {
+  const dir = workdir();
+  try {
+    const inbox = join(dir, 'inbox');
+    mkdirSync(inbox);
+    writeFileSync(join(inbox, 'raw.json'), 'X\x1b]0;pwned\x07\x1b[2J\rxrunhunt: forged');
+    const c1 = JSON.parse(ext4Text) as { tool: { name: string } };
+    c1.tool.name = 'xrunhunt\u001b[2J\u009b2J\u202e';
+    writeFileSync(join(inbox, 'c1.json'), JSON.stringify(c1));
+    const flags = JSON.parse(ext4Text) as { host: { configFlags: Record<string, unknown> } };
+    flags.host.configFlags['\u001b]0;title\u0007'] = 'y';
+    writeFileSync(join(inbox, 'flags.json'), JSON.stringify(flags));
+    const db = join(dir, 'f.db');
+    const text = await runCli(['aggregate', inbox, '--db', db]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal((text.stderr.match(/^xrunhunt: skipped /gm) ?? []).length, 3, text.stderr);
+    assert.doesNotMatch(text.stderr, RAW_CONTROL);
+    assert.doesNotMatch(text.stderr, /^xrunhunt: forged/m);
+    const json = await runCli(['aggregate', inbox, '--db', join(dir, 'g.db'), '--json']);
+    const doc = JSON.parse(json.stdout) as AggJson;
+    for (const s of doc.ingest!.skipped) assert.doesNotMatch(s.reason, RAW_CONTROL);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a missing input is an error; --db in a missing folder creates nothing', async () => {
+  const dir = workdir();
+  try {
+    const missing = await runCli(['aggregate', join(dir, 'nope'), '--db', join(dir, 'f.db')]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /nope: no such file or folder/);
+    assert.equal(
+      existsSync(join(dir, 'f.db')),
+      false,
+      'the store is not touched for a bad command line',
+    );
+    const db = join(dir, 'nonexistent', 'deeper', 'x.db');
+    const r = await runCli(['aggregate', '--db', db]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /--db .*x\.db: the folder .*deeper does not exist/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+    assert.equal(existsSync(join(dir, 'nonexistent')), false);
+    const w = await runCli([
+      'aggregate',
+      '--watch',
+      join(dir, 'a', 'b', 'inbox'),
+      '--db',
+      join(dir, 'w.db'),
+    ]);
+    assert.equal(w.code, 1);
+    assert.match(w.stderr, /parent folder .* does not exist/);
+    assert.equal(existsSync(join(dir, 'a')), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the ranking quotes bundle text escaped: function names, signatures, kernel releases', async () => {
+  const dir = workdir();
+  try {
+    const b = JSON.parse(ext4Text) as {
+      host: { kernelRelease: string };
+      events: { offender: { function: string | null; signature: string } }[];
+    };
+    for (const e of b.events) {
+      e.offender.function = 'evil\u001b]0;pwned\u0007\u001b[2J';
+      e.offender.signature = 'sig\u009b2J';
+    }
+    b.host.kernelRelease = '6.1\u001b[31m';
+    const f = join(dir, 'evil.json');
+    writeFileSync(f, JSON.stringify(b));
+    const db = join(dir, 'f.db');
+    const text = await runCli(['aggregate', f, '--db', db]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /evil\\x1b\]0;pwned\\x07\\x1b\[2J/);
+    const md = await runCli(['aggregate', '--db', db, '--format', 'markdown', '--by', 'kernel']);
+    for (const out of [text.stdout, md.stdout]) {
+      for (const line of out.split('\n')) assert.doesNotMatch(line, RAW_CONTROL);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

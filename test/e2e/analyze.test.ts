@@ -178,7 +178,7 @@ test('bad inputs: missing file, directory, empty, binary, invalid UTF-8, 10 MB l
 test('usage errors exit 1 with a clear message', async () => {
   const f = await runCli(['analyze', fx(LAB), '--format', 'pdf']);
   assert.equal(f.code, 1);
-  assert.match(f.stderr, /--format must be text, markdown or json/);
+  assert.match(f.stderr, /invalid --format "pdf": expected one of text, markdown, md, json/);
   const t = await runCli(['analyze', fx(LAB), '--top', 'many']);
   assert.equal(t.code, 1);
   assert.match(t.stderr, /--top expects a whole number/);

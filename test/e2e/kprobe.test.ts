@@ -112,7 +112,7 @@ test(
 test('session --capture with an unknown backend names kprobe among the choices', async () => {
   const r = await runCli(['session', '--device', 'null', '--capture', 'probe']);
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /expected auto, xrun_debug, kprobe or none/);
+  assert.match(r.stderr, /expected one of auto, xrun_debug, kprobe, none.*did you mean "kprobe"/);
 });
 
 test('analyze reads saved trace_pipe text of the kprobe backend: streams, classes, kernel offenders', async () => {

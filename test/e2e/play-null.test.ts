@@ -92,7 +92,7 @@ test(
 
 test('bad options are usage errors naming the option', async () => {
   const cases: [string[], RegExp][] = [
-    [['--signal', 'noise'], /--signal "noise": expected silence or sine/],
+    [['--signal', 'noise'], /--signal "noise": expected one of silence, sine/],
     [['--period', 'abc'], /--period "abc"/],
     [['--rt-priority', '120'], /--rt-priority 120: expected a value from 0 to 99/],
     [['--inject-stall', '20y5'], /--inject-stall "20y5"/],

@@ -34,10 +34,10 @@ test('lab exec without a command, and bad --preempt / --accel, are usage errors'
   assert.match(noCmd.stderr, /lab exec needs a command/);
   const preempt = await runCli(['lab', 'exec', '--preempt', 'rt', '--', 'true']);
   assert.equal(preempt.code, 1);
-  assert.match(preempt.stderr, /--preempt must be none, voluntary or full, got "rt"/);
+  assert.match(preempt.stderr, /invalid --preempt "rt": expected one of none, voluntary, full/);
   const accel = await runCli(['lab', 'exec', '--accel', 'xen', '--', 'true']);
   assert.equal(accel.code, 1);
-  assert.match(accel.stderr, /--accel must be auto, kvm or tcg/);
+  assert.match(accel.stderr, /invalid --accel "xen": expected one of auto, kvm, tcg/);
 });
 
 test('an unknown profile lists the known ones', async () => {

@@ -1,30 +1,32 @@
 // `xrunhunt aggregate`: bundles from many machines → one fleet ranking per offender
 // signature, kept incrementally in an SQLite store; `--watch` keeps it current as bundles
 // land in inbox folders.
-import { existsSync, mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
-import { writeJson, writeNdjson } from '../output.js';
+import { terminalSafe, writeJson, writeNdjson } from '../output.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration, parseInteger } from '../../units.js';
 import {
   displayName,
+  emptyIngestReport,
   ingestFiles,
   listBundleFiles,
+  resignPlan,
   type IngestReport,
 } from '../../bundle/ingest.js';
+import {
+  defaultFleetDb,
+  prepareFleetDbFolder,
+  prepareInboxFolder,
+} from '../../bundle/fleet-paths.js';
+import { escapeControlChars } from '../../text/untrusted-text.js';
 import { renderRankingMarkdown, renderRankingText } from '../../bundle/ranking-render.js';
-import { GROUP_BYS, openFleetStore, type FleetRanking, type GroupBy } from '../../bundle/store.js';
+import { GROUP_BYS, openFleetStore, type FleetRanking } from '../../bundle/store.js';
 import type { Signer } from '../../bundle/signer.js';
 import type { FleetDashboard } from '../../tui/fleet-dashboard.js';
 
-/** Default store: $XDG_DATA_HOME/xrunhunt/fleet.db or ~/.local/share/xrunhunt/fleet.db. */
-export function defaultFleetDb(env: NodeJS.ProcessEnv): string {
-  const data = env['XDG_DATA_HOME'] || join(env['HOME'] || homedir(), '.local', 'share');
-  return join(data, 'xrunhunt', 'fleet.db');
-}
+export { defaultFleetDb } from '../../bundle/fleet-paths.js';
 
 /** Parses --since: an ISO date/time, or a duration back from now (90m, 12h, 7d, 2w). */
 export function parseSince(text: string, nowMs: number): number {
@@ -82,7 +84,8 @@ Without files, shows the ranking of what the store already holds.`,
     by: {
       type: 'string',
       valueName: 'FACET',
-      description: 'rank separately per kernel | driver | preempt | load',
+      choices: GROUP_BYS,
+      description: 'rank separately per kernel release, driver, preemption model or load kind',
     },
     since: {
       type: 'string',
@@ -108,7 +111,8 @@ Without files, shows the ranking of what the store already holds.`,
       type: 'string',
       valueName: 'FORMAT',
       default: 'text',
-      description: 'text | markdown',
+      choices: ['text', 'markdown'],
+      description: 'report format (or --json)',
     },
     html: {
       type: 'string',
@@ -124,15 +128,7 @@ Without files, shows the ranking of what the store already holds.`,
   },
   async run(ctx) {
     const { io, values } = ctx;
-    const by = values.by as GroupBy | undefined;
-    if (by !== undefined && !GROUP_BYS.includes(by)) {
-      throw new UsageError(`invalid --by "${by}": expected one of ${GROUP_BYS.join(', ')}`);
-    }
-    if (values.format !== 'text' && values.format !== 'markdown') {
-      throw new UsageError(
-        `invalid --format "${values.format}": expected text or markdown (or --json)`,
-      );
-    }
+    const by = values.by;
     const top = parseInteger(values.top, '--top', 1, 100_000);
     const sinceMs = values.since === undefined ? null : parseSince(values.since, Date.now());
     if (values.watch && ctx.positionals.length === 0) {
@@ -143,31 +139,32 @@ Without files, shows the ranking of what the store already holds.`,
     const dbPath = resolve(io.cwd, values.db ?? defaultFleetDb(io.env));
     const paths = ctx.positionals.map((p) => resolve(io.cwd, p));
     // An inbox to watch may not exist yet (serve creates it on the first upload).
-    if (values.watch) for (const p of paths) if (!existsSync(p)) mkdirSync(p, { recursive: true });
+    if (values.watch) for (const p of paths) prepareInboxFolder(p);
     const listedAtMs = Date.now();
+    // Named paths are checked before the store is touched: a missing one is an error.
     const files = listBundleFiles(paths);
-
-    let signer: Signer | undefined;
-    if (values.resign) {
-      const { loadAnalyzerSigner } = await import('../../bundle/signer.js');
-      signer = await loadAnalyzerSigner();
-    }
+    prepareFleetDbFolder(dbPath, values.db !== undefined);
 
     let dash: FleetDashboard | null = null;
     const store = openFleetStore(dbPath);
     try {
-      // A store that was re-signed once keeps new bundles consistent with it.
-      if (!signer && files.length > 0 && store.rulesVersion() !== null) {
+      const plan = resignPlan({
+        requested: values.resign,
+        storeRulesVersion: store.rulesVersion(),
+        willIngest: files.length > 0 || values.watch,
+      });
+      let signer: Signer | undefined;
+      if (plan.store || plan.incoming) {
         const { loadAnalyzerSigner } = await import('../../bundle/signer.js');
         signer = await loadAnalyzerSigner();
       }
       const warnSkip = (s: { file: string; reason: string; quarantinedTo?: string }): void => {
         io.stderr.write(
-          `xrunhunt: skipped ${s.reason}${s.quarantinedTo ? ` (moved to ${displayName(s.quarantinedTo)})` : ''}\n`,
+          `xrunhunt: skipped ${escapeControlChars(s.reason)}${s.quarantinedTo ? ` (moved to ${displayName(s.quarantinedTo)})` : ''}\n`,
         );
       };
       const resignInfo =
-        signer && values.resign ? store.resign(signer.sign, signer.rulesVersion) : null;
+        signer && plan.store ? store.resign(signer.sign, signer.rulesVersion) : null;
       if (resignInfo && !values.json) {
         io.stderr.write(
           `re-signed with rules ${signer!.rulesVersion}: ${resignInfo.events} event${resignInfo.events === 1 ? '' : 's'} changed signature\n`,
@@ -176,28 +173,15 @@ Without files, shows the ranking of what the store already holds.`,
       const options = {
         signal: ctx.signal,
         onSkip: warnSkip,
-        ...(signer ? { resign: { sign: signer.sign, rulesVersion: signer.rulesVersion } } : {}),
+        ...(signer && plan.incoming
+          ? { resign: { sign: signer.sign, rulesVersion: signer.rulesVersion } }
+          : {}),
       };
       // From an inbox (--watch), bad files are quarantined; plain runs leave files alone.
-      let report: IngestReport = { files: 0, added: 0, duplicates: 0, unchanged: 0, skipped: [] };
+      let report: IngestReport = emptyIngestReport();
       if (values.watch) {
-        // Files still being written when the inbox was listed are left to the watcher's
-        // catch-up (read once their size settles), never quarantined half-written.
-        const { isYoungInboxFile } = await import('../../bundle/inbox-watch.js');
-        const settled = (f: string): boolean => {
-          try {
-            return !isYoungInboxFile(statSync(f).mtimeMs, listedAtMs);
-          } catch {
-            return false;
-          }
-        };
-        for (const root of paths) {
-          const r = ingestFiles(store, listBundleFiles([root]).filter(settled), {
-            ...options,
-            inbox: root,
-          });
-          report = mergeReports(report, r);
-        }
+        const { ingestInboxesOnce } = await import('../../bundle/inbox-watch.js');
+        report = ingestInboxesOnce(store, paths, listedAtMs, options);
       } else if (files.length > 0) {
         report = ingestFiles(store, files, options);
       }
@@ -220,7 +204,7 @@ Without files, shows the ranking of what the store already holds.`,
       const show = (ranking: FleetRanking, ingest: IngestReport | null): void => {
         if (html && values.watch) {
           writeHtml(ranking).catch((err: unknown) =>
-            io.stderr.write(`xrunhunt: ${(err as Error).message}\n`),
+            io.stderr.write(`xrunhunt: ${escapeControlChars((err as Error).message)}\n`),
           );
         }
         if (dash) dash.update(ranking, ingest ? summarizeIngest(ingest) : '', new Date());
@@ -236,9 +220,9 @@ Without files, shows the ranking of what the store already holds.`,
           if (values.watch) writeNdjson(io.stdout, { type: 'ranking', ...doc });
           else writeJson(io.stdout, doc);
         } else if (values.format === 'markdown') {
-          io.stdout.write(renderRankingMarkdown(ranking));
+          io.stdout.write(terminalSafe(renderRankingMarkdown(ranking)));
         } else {
-          io.stdout.write(renderRankingText(ranking));
+          io.stdout.write(terminalSafe(renderRankingText(ranking)));
         }
       };
       show(rank(), files.length > 0 || values.watch ? report : null);
@@ -257,7 +241,9 @@ Without files, shows the ranking of what the store already holds.`,
         signal: AbortSignal.any([ctx.signal, stopped.signal]),
         catchUpSinceMs: listedAtMs,
         onError: (err) =>
-          io.stderr.write(`xrunhunt: watch: ${(err as Error).message ?? String(err)}\n`),
+          io.stderr.write(
+            `xrunhunt: watch: ${escapeControlChars((err as Error).message ?? String(err))}\n`,
+          ),
         onFiles: (inbox, changed) => {
           const r = ingestFiles(store, changed, { ...options, inbox });
           if (r.added === 0 && r.duplicates === 0 && r.skipped.length === 0) return;
@@ -283,13 +269,3 @@ Without files, shows the ranking of what the store already holds.`,
     }
   },
 });
-
-function mergeReports(a: IngestReport, b: IngestReport): IngestReport {
-  return {
-    files: a.files + b.files,
-    added: a.added + b.added,
-    duplicates: a.duplicates + b.duplicates,
-    unchanged: a.unchanged + b.unchanged,
-    skipped: [...a.skipped, ...b.skipped],
-  };
-}

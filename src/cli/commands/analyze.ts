@@ -88,6 +88,7 @@ is not a terminal. Exit status: 0 no events, 2 events found, 1 error.`,
     json: { type: 'boolean', description: 'one JSON document on stdout (same as --format json)' },
     format: {
       type: 'string',
+      choices: ['text', 'markdown', 'md', 'json'],
       valueName: 'FORMAT',
       default: 'text',
       description: 'report format: text, markdown or json',

@@ -6,7 +6,6 @@ import { homedir, tmpdir } from 'node:os';
 import type { CliIo, CommandContext } from '../command.js';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
-import { createRequire } from 'node:module';
 import { UsageError, XrunhuntError } from '../../errors.js';
 import { formatDuration, parseDuration, parseInteger } from '../../units.js';
 import type {
@@ -41,13 +40,7 @@ import {
   withXrunDebug,
 } from '../../proc/index.js';
 import { quoteUntrusted } from '../../text/untrusted-text.js';
-
-// Not imported from ../main.js: main awaits the command module at top level, so importing it
-// back from here would deadlock the module graph.
-/** The package version, recorded in journals. */
-export function toolVersion(): string {
-  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
-}
+import { toolVersion } from '../../tool-version.js';
 
 const ROOT_OPTIONS = {
   'proc-root': {

@@ -39,6 +39,7 @@ const RUN_OPTIONS = {
   },
   preempt: {
     type: 'string',
+    choices: ['none', 'voluntary', 'full'],
     valueName: 'MODEL',
     description:
       'preemption model: none, voluntary or full (default: voluntary; full with --inject)',
@@ -76,6 +77,7 @@ const RUN_OPTIONS = {
   },
   accel: {
     type: 'string',
+    choices: ['auto', 'kvm', 'tcg'],
     valueName: 'MODE',
     default: 'auto',
     description: 'auto (KVM only after a test boot works), kvm or tcg',

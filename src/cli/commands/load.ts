@@ -65,6 +65,7 @@ or the external command failed), 130 interrupted.`,
   options: {
     duration: {
       type: 'string',
+      short: 'd',
       valueName: 'DURATION',
       default: '10s',
       description: 'run for DURATION (500ms, 10s, 2m)',

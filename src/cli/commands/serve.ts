@@ -96,6 +96,7 @@ internet, and always use --token then. See docs/aggregate.md.`,
     },
     duration: {
       type: 'string',
+      short: 'd',
       valueName: 'DURATION',
       description: 'stop after DURATION (30s, 2h); default: until Ctrl-C',
     },

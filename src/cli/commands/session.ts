@@ -2,7 +2,6 @@
 // opened, kernel-log capture, real-time playback under load phases, correlation, a ranked
 // report with a conclusion, and a bundle folder. Restores xrun_debug whatever happens.
 import { homedir, tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { ROOT_OPTIONS } from '../root-options.js';
@@ -23,15 +22,12 @@ import { defaultSessionDeps } from '../../session/default-deps.js';
 import { usableJournalDir } from '../../session/journal-dir.js';
 import { startSession } from '../../session/run-session.js';
 import { renderReportMarkdown, renderReportText } from '../../session/report-text.js';
-
-/** The package version (not imported from main.js: that would be a module cycle). */
-function toolVersion(): string {
-  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
-}
+import { toolVersion } from '../../tool-version.js';
 
 export const SESSION_OPTIONS = {
   device: {
     type: 'string',
+    short: 'D',
     valueName: 'DEVICE',
     default: 'default',
     description: 'ALSA playback device (hw:0,0, plughw:CARD=PCH, plug:jack; see "aplay -L")',
@@ -63,6 +59,7 @@ export const SESSION_OPTIONS = {
   },
   duration: {
     type: 'string',
+    short: 'd',
     valueName: 'DURATION',
     description: 'stop after DURATION in all (10s, 2m), cutting the phase plan short',
   },
@@ -74,6 +71,7 @@ export const SESSION_OPTIONS = {
   },
   capture: {
     type: 'string',
+    choices: ['auto', 'xrun_debug', 'kprobe', 'none', 'kmsg', 'journalctl', 'dmesg'],
     valueName: 'HOW',
     default: 'auto',
     description: 'kernel capture: auto, xrun_debug (kernel log), kprobe, or none (userspace only)',
@@ -113,11 +111,17 @@ export const SESSION_OPTIONS = {
   },
   'rt-priority': {
     type: 'string',
+    short: 'p',
     valueName: 'PRIO',
     default: DEFAULT_RT_PRIORITY,
     description: 'SCHED_FIFO priority of the writer thread, 1-99 (0 = normal scheduling)',
   },
-  cpu: { type: 'string', valueName: 'N', description: 'pin the writer thread to CPU N' },
+  cpu: {
+    type: 'string',
+    short: 'a',
+    valueName: 'N',
+    description: 'pin the writer thread to CPU N',
+  },
   'no-scrub': {
     type: 'boolean',
     description: 'keep hostname, user name and home paths in the bundle (default: scrubbed)',

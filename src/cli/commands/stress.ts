@@ -1,7 +1,6 @@
 // `xrunhunt stress`: a matrix of periods × loads, each cell a short session without a
 // bundle; prints xruns per cell and the smallest xrun-free period per load.
 import { homedir, tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
 import { parseDuration } from '../../units.js';
@@ -20,15 +19,12 @@ import {
   summarizeStress,
   type StressCell,
 } from '../../session/stress.js';
-
-function toolVersion(): string {
-  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
-}
+import { toolVersion } from '../../tool-version.js';
 
 export default defineCommand({
   name: 'stress',
   summary: 'matrix of periods × loads; the smallest xrun-free period per load',
-  usage: 'stress [--periods LIST] [--loads LIST] [--each DURATION] [--device DEV] [--json]',
+  usage: 'stress [--period-sizes LIST] [--loads LIST] [--each DURATION] [--device DEV] [--json]',
   description: `
 Runs one short session per cell of periods × loads (no bundle per cell) and prints the
 xruns of each cell and, per load, the smallest period that ran without an xrun. Like
@@ -40,18 +36,20 @@ xrun_debug; the top offender of each cell is in --json.
 Exit status: 0 every load found an xrun-free period, 2 some load had xruns at every
 period tried, 1 error.`,
   examples: [
-    'xrunhunt stress --device hw:0,0 --periods 32,64,128,256,512 --loads idle,write,metadata --each 30s',
-    'xrunhunt stress --device plug:jack --periods 64,256 --loads idle --each 5s --json',
+    'xrunhunt stress --device hw:0,0 --period-sizes 32,64,128,256,512 --loads idle,write,metadata --each 30s',
+    'xrunhunt stress --device plug:jack --period-sizes 64,256 --loads idle --each 5s --json',
   ],
   options: {
     device: {
       type: 'string',
+      short: 'D',
       valueName: 'DEVICE',
       default: 'default',
       description: 'ALSA playback device (hw:0,0, plug:jack)',
     },
-    periods: {
+    'period-sizes': {
       type: 'string',
+      deprecatedAliases: ['periods'],
       valueName: 'LIST',
       default: '32,64,128,256,512',
       description: 'period sizes to try, in frames, comma-separated',
@@ -85,6 +83,7 @@ period tried, 1 error.`,
     },
     capture: {
       type: 'string',
+      choices: ['auto', 'xrun_debug', 'kprobe', 'none', 'kmsg', 'journalctl', 'dmesg'],
       valueName: 'HOW',
       default: 'auto',
       description: 'kernel capture: auto, xrun_debug, kprobe, none',
@@ -92,11 +91,17 @@ period tried, 1 error.`,
     'load-dir': { type: 'string', valueName: 'DIR', description: 'run disk loads in DIR' },
     'rt-priority': {
       type: 'string',
+      short: 'p',
       valueName: 'PRIO',
       default: '80',
       description: 'SCHED_FIFO priority of the writer thread (0 = normal scheduling)',
     },
-    cpu: { type: 'string', valueName: 'N', description: 'pin the writer thread to CPU N' },
+    cpu: {
+      type: 'string',
+      short: 'a',
+      valueName: 'N',
+      description: 'pin the writer thread to CPU N',
+    },
     json: { type: 'boolean', description: 'print the matrix as one JSON document' },
     'proc-root': {
       type: 'string',
@@ -108,7 +113,7 @@ period tried, 1 error.`,
   async run(ctx) {
     const v = ctx.values;
     const { io } = ctx;
-    const periods = parsePeriodList(v.periods);
+    const periods = parsePeriodList(v['period-sizes']);
     const loads = parseLoadList(v.loads);
     const eachMs = parseDuration(v.each, '--each');
     const cells: StressCell[] = [];

@@ -4,7 +4,6 @@
 // each underrun with the load at that moment, and writes a session-compatible bundle.
 import { readFileSync, readdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { basename, dirname, join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { ROOT_OPTIONS } from '../root-options.js';
@@ -22,11 +21,7 @@ import { findWatchTargets, startWatch } from '../../watch/run-watch.js';
 import type { WatchDeps } from '../../watch/run-watch.js';
 import { renderWatchText } from '../../watch/watch-report.js';
 import { streamLabel } from '../../watch/running-streams.js';
-
-/** The package version (not imported from main.js: that would be a module cycle). */
-function toolVersion(): string {
-  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
-}
+import { toolVersion } from '../../tool-version.js';
 
 /** The production dependencies of a watch. */
 function defaultWatchDeps(): WatchDeps {
@@ -89,6 +84,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
     },
     duration: {
       type: 'string',
+      short: 'd',
       valueName: 'DURATION',
       description: 'stop after DURATION (30s, 10m, 1h; default: until Ctrl-C)',
     },
@@ -110,6 +106,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
     },
     capture: {
       type: 'string',
+      choices: ['auto', 'xrun_debug', 'kprobe', 'none', 'kmsg', 'journalctl', 'dmesg'],
       valueName: 'HOW',
       default: 'auto',
       description: 'kernel capture: auto, xrun_debug (kernel log), kprobe, or none',
