@@ -12,6 +12,7 @@ import type { Readable, Writable } from 'node:stream';
 import { XrunhuntError, errnoCode } from '../errors.js';
 import { describeInputKind, inspectInputPath } from '../io/input-path.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
+import { createSimdByteScan, scanWithBuffer, type ByteScan } from './byte-scan.js';
 import { createOffenderTally } from './rank.js';
 import { orderRotatedLogs } from './rotated-logs.js';
 import type { RuleSet } from './rules.js';
@@ -59,14 +60,8 @@ export interface StreamAnalyzeOptions extends AnalyzeFilesOptions {
   pace?: () => Promise<void>;
 }
 
-// Byte patterns that can start a record. While no record is open, only lines containing one
-// of these are decoded and parsed. Every header of kernel-log-formats §2 contains one:
-// XRUN (all XRUN headers, 3.18 `XRUN: …, pos =`), xrun (kprobe `(__snd_pcm_xrun+0x0`,
-// tracepoint `xrun:`, vendor `buffer xrun[`), `PCM:` (every hw-pointer message since
-// 2.6.30), `Unexp` (2.6.1–2.6.29 `Unexpected hw_pointer value`), `BUG:` (≤ 3.1x invalid
-// position) and `, pos` (mainline `invalid position: …, pos =`). Short needles whose first
-// byte is rare keep Buffer.indexOf at memchr speed (longer needles measured 3–8x slower).
-const TRIGGERS = ['XRUN', 'xrun', 'PCM:', 'Unexp', 'BUG:', ', pos'].map((s) => Buffer.from(s));
+// While no record is open, only lines containing a header trigger (byte-scan.ts:
+// TRIGGER_TEXTS) are decoded and parsed; the lines in between are only counted.
 // 64 KiB: no kernel line is longer (printk limit 1 KiB); a 10 MB "line" is not a log line.
 const MAX_LINE_BYTES = 65536;
 // Progress is worth printing only for inputs that take a while.
@@ -81,7 +76,8 @@ const DEFAULT_LIMITS: InputLimits = {
   maxNulBytes: 1024 * 1024,
   maxBytesWithoutLineEnd: 16 * 1024 * 1024,
 };
-// 4 MiB reads: few iterations, and the buffer is reused (no garbage per chunk).
+// 4 MiB reads: few iterations, and the buffer is reused (no garbage per chunk); the size of
+// the SIMD scanner's read window (byte-scan.ts SCAN_REGION_BYTES).
 const READ_BYTES = 4 * 1024 * 1024;
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
@@ -150,9 +146,9 @@ function openInput(input: PlannedInput): number {
  * Reads a regular file. Plain text reuses one buffer (each chunk is consumed before the next
  * read); gzip gets fresh buffers, as the decompressor may still hold the previous one.
  */
-async function* readFileChunks(fd: number): AsyncGenerator<Buffer> {
+async function* readFileChunks(fd: number, window: Buffer | null): AsyncGenerator<Buffer> {
   try {
-    let buf = Buffer.allocUnsafe(READ_BYTES);
+    let buf = window && window.length >= READ_BYTES ? window : Buffer.allocUnsafe(READ_BYTES);
     let first = true;
     let reuse = true;
     for (;;) {
@@ -279,6 +275,7 @@ async function feedStream(
   pace: (() => Promise<void>) | undefined,
   guarded: () => boolean,
   limits: InputLimits,
+  scan: ByteScan,
 ): Promise<FeedStats> {
   let carry: Buffer | null = null;
   let discarding = false;
@@ -291,7 +288,6 @@ async function feedStream(
   let sinceLineEnd = 0;
   // The previous chunk ended with a CR: LF or not decides whether it ended a line.
   let pendingCr = false;
-  const next = new Array<number>(TRIGGERS.length).fill(-1);
 
   const pushLine = (buf: Buffer, s: number, e: number): void => {
     let end = e;
@@ -305,31 +301,18 @@ async function feedStream(
   const processChunk = (buf: Buffer): number => {
     // Returns the start of the unfinished last line.
     let pos = 0;
-    next.fill(-1);
     const len = buf.length;
     while (pos < len) {
       if (a.idle()) {
-        // Find the earliest trigger at or after pos.
-        let best = -1;
-        for (let i = 0; i < TRIGGERS.length; i++) {
-          let n = next[i]!;
-          if (n !== -2 && n < pos) {
-            n = buf.indexOf(TRIGGERS[i]!, pos);
-            next[i] = n < 0 ? -2 : n;
-          }
-          if (n >= 0 && (best < 0 || n < best)) best = n;
+        // Skip to the line of the earliest trigger, counting the complete lines before it.
+        const best = scan.findTrigger(buf, pos, len);
+        let p: number;
+        if (best >= 0) p = Math.max(pos, buf.lastIndexOf(10, best) + 1);
+        else {
+          const last = len > pos ? buf.lastIndexOf(10, len - 1) : -1;
+          p = last >= pos ? last + 1 : pos;
         }
-        const lineStart = best < 0 ? -1 : buf.lastIndexOf(10, best) + 1;
-        const target = best < 0 ? len : Math.max(pos, lineStart);
-        // Count and skip the complete lines between pos and target (indexOf is memchr-fast).
-        let skipped = 0;
-        let p = pos;
-        for (;;) {
-          const nl = buf.indexOf(10, p);
-          if (nl < 0 || nl >= target) break;
-          skipped++;
-          p = nl + 1;
-        }
+        const skipped = scan.countLineEnds(buf, pos, p);
         if (skipped > 0) a.skipLines(skipped);
         pos = p;
         if (best < 0) return pos;
@@ -471,6 +454,9 @@ export async function streamAnalyzeFiles(
     segmentLines: limits.segmentLines,
     overlapLines: limits.overlapLines,
   });
+  // One scanner (and scan memory) per analysis: concurrent analyses must not share it.
+  const simd = createSimdByteScan();
+  const scan: ByteScan = simd ?? scanWithBuffer;
   const totalKnown = planned.reduce<number>((s, p) => s + (p.size ?? 0), 0);
   const showProgress =
     io.progress === true && io.stderr !== undefined && totalKnown >= PROGRESS_MIN_BYTES;
@@ -491,7 +477,7 @@ export async function streamAnalyzeFiles(
     const raw: AsyncIterable<Buffer> =
       input.size === undefined
         ? (io.stdin as AsyncIterable<Buffer>)
-        : readFileChunks(openInput(input));
+        : readFileChunks(openInput(input), simd ? simd.window : null);
     const unzipped = withGunzip(raw);
     let bundleEvents: XrunEvent[] | undefined;
     const handler = options.bundleHandler;
@@ -534,6 +520,7 @@ export async function streamAnalyzeFiles(
         options.pace,
         () => input.size === undefined || unzipped.state.gzip,
         limits,
+        scan,
       );
     } catch (err) {
       if (err instanceof XrunhuntError) throw err;

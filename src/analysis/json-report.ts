@@ -47,6 +47,8 @@ export function createJsonReportWriter(out: Writable): JsonReportWriter {
   let count = 0;
   let blocked: Promise<void> | null = null;
   const flush = (): void => {
+    // A reader that went away (`| head`): nothing more to say, and nothing to crash on.
+    if (out.destroyed) pending = '';
     if (pending.length === 0) return;
     const ok = out.write(pending);
     pending = '';

@@ -3,6 +3,7 @@
 // --verbose, spool all of them to a temporary file) and print them after the ranking, which
 // is known only at the end. Memory holds the ranking state, never the events.
 import type { Writable } from 'node:stream';
+import { XrunhuntError, errnoCode } from '../errors.js';
 import {
   streamAnalyzeFiles,
   type AnalyzeFilesIo,
@@ -54,6 +55,37 @@ export async function writeAnalyzeReport(
   io: AnalyzeReportIo,
   options: AnalyzeReportOptions,
 ): Promise<StreamedAnalysis> {
+  const out = io.stdout;
+  // A reader that goes away (`analyze big.log | head`) is normal: stop reading the logs,
+  // write nothing more, no EPIPE crash. Any other output error is reported at the end.
+  const stop = new AbortController();
+  const outer = io.signal;
+  if (outer) {
+    if (outer.aborted) stop.abort();
+    else outer.addEventListener('abort', () => stop.abort(), { once: true });
+  }
+  let outputError: unknown;
+  out.on('error', (err: unknown) => {
+    if (errnoCode(err) !== 'EPIPE') outputError ??= err;
+    stop.abort();
+  });
+  out.once('close', () => stop.abort());
+  const r = await writeReport(inputs, { ...io, signal: stop.signal }, options);
+  if (outputError !== undefined) {
+    throw new XrunhuntError(
+      'resource',
+      `cannot write the report to standard output: ${errnoCode(outputError) ?? String(outputError)}`,
+      { cause: outputError },
+    );
+  }
+  return r;
+}
+
+async function writeReport(
+  inputs: string[] | '-',
+  io: AnalyzeReportIo,
+  options: AnalyzeReportOptions,
+): Promise<StreamedAnalysis> {
   const also = options.onEvent;
   if (options.format === 'json') {
     const json = createJsonReportWriter(io.stdout);
@@ -87,10 +119,13 @@ export async function writeAnalyzeReport(
         }
       },
     });
-    io.stdout.write(renderReportHead(r, format, options));
+    const write = (text: string): void => {
+      if (!io.stdout.destroyed) io.stdout.write(text);
+    };
+    write(renderReportHead(r, format, options));
     if (spool) await spool.copyTo(io.stdout);
-    else io.stdout.write(first.join(''));
-    io.stdout.write(renderReportTail(listed, r.summary.events, format));
+    else write(first.join(''));
+    write(renderReportTail(listed, r.summary.events, format));
     await drained(io.stdout);
     return r;
   } finally {

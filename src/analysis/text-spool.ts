@@ -20,10 +20,13 @@ const FLUSH_CHARS = 1 << 20;
 
 /** Creates a spool in a fresh private folder under `dir` (default: the system temp folder). */
 export function createTextSpool(dir: string = tmpdir()): TextSpool {
-  let folder: string;
+  let folder = '';
+  let fd: number | null = null;
   try {
     folder = mkdtempSync(join(dir, 'xrunhunt-report-'));
+    fd = openSync(join(folder, 'events.txt'), 'w', 0o600);
   } catch (err) {
+    if (folder) rmSync(folder, { recursive: true, force: true });
     throw new XrunhuntError(
       'resource',
       `cannot create a temporary file for the event list in ${dir}: ${errnoCode(err) ?? String(err)}`,
@@ -31,7 +34,6 @@ export function createTextSpool(dir: string = tmpdir()): TextSpool {
     );
   }
   const file = join(folder, 'events.txt');
-  let fd: number | null = openSync(file, 'w', 0o600);
   let pending = '';
   const flush = (): void => {
     if (fd === null || pending.length === 0) return;
@@ -59,6 +61,7 @@ export function createTextSpool(dir: string = tmpdir()): TextSpool {
       flush();
       closeFd();
       for await (const chunk of createReadStream(file, { highWaterMark: 1 << 20 })) {
+        if (out.destroyed) break; // the reader went away (`| head`)
         if (!out.write(chunk as Buffer)) {
           await new Promise<void>((resolve) => {
             const done = (): void => {

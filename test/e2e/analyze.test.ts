@@ -411,3 +411,27 @@ test('many events: --json streams a valid document, --verbose lists every event'
   assert.equal(t.stdout.match(/^ +>> /gm)?.length, 20);
   assert.match(t.stdout, new RegExp(`… ${n - 20} more events \\(--verbose shows all\\)`));
 });
+
+test('a reader that goes away early (| head) ends analyze quietly, in every format', async () => {
+  const dump = readFileSync(fx('lab-6.1-x86_64-io-load-ext4-writeback-kernel.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('['))
+    .join('\n');
+  const file = join(tmp, 'head.log');
+  writeFileSync(file, `${dump}\n`.repeat(3000));
+  const cli = cliCommand()
+    .map((a) => `'${a}'`)
+    .join(' ');
+  for (const extra of ['--json', '--verbose', '--format markdown --verbose']) {
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `${cli} analyze '${file}' ${extra} | head -c 200 >/dev/null; echo "rc=\${PIPESTATUS[0]}"`,
+      ],
+      { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.match(r.stdout, /rc=2/, `${extra}: ${r.stderr}`);
+    assert.doesNotMatch(r.stderr, /EPIPE|Unhandled|\n\s+at /, extra);
+  }
+});
