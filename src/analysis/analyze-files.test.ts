@@ -186,3 +186,24 @@ test('a log given in two pieces (rotated) reads like the whole, in either order'
     }
   }
 });
+
+test('segments: a log of nothing but space-led header lines is still cut (memory bound)', async () => {
+  const total = 5000;
+  let delivered = 0;
+  let maxHeld = 0;
+  let fed = 0;
+  async function* source(): AsyncGenerator<Buffer> {
+    for (let i = 0; i < total; i += 100) {
+      maxHeld = Math.max(maxHeld, fed - delivered);
+      fed += 100;
+      yield Buffer.from(' XRUN: pcmC0D0p:0\n'.repeat(100));
+    }
+  }
+  await streamAnalyzeFiles(
+    '-',
+    { stdin: Readable.from(source()) },
+    { onEvent: () => delivered++, limits: { segmentLines: 50, overlapLines: 20 } },
+  );
+  assert.equal(delivered, total);
+  assert.ok(maxHeld <= 50 + 20 + 100, `held back ${maxHeld} events`);
+});

@@ -47,6 +47,9 @@ const DEFAULT_SEGMENT_LINES = 32768;
 // staleness limit; a record still open this long after a cut is closed there.
 const DEFAULT_OVERLAP_LINES = 1024;
 
+// A /dev/kmsg dictionary line (` SUBSYSTEM=sound`): its meaning depends on the line before.
+const KMSG_DICTIONARY_RE = /^ [A-Z0-9_]+=/;
+
 interface Segment {
   a: LogAnalyzer;
   /** Global line count when this analyzer started: its events have line > from. */
@@ -129,7 +132,7 @@ export function createSegmentedAnalyzer(options: SegmentedAnalyzerOptions): Segm
 
   return {
     push(line: string): void {
-      maybeCut(line.charCodeAt(0) === 32);
+      maybeCut(line.charCodeAt(0) === 32 && KMSG_DICTIONARY_RE.test(line));
       global++;
       if (retiring) {
         retiring.a.push(line);
