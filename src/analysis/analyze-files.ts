@@ -14,6 +14,7 @@ import { describeInputKind, inspectInputPath } from '../io/input-path.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { createSimdByteScan, scanWithBuffer, type ByteScan } from './byte-scan.js';
 import { createOffenderTally } from './rank.js';
+import { kernelPseudoFsName } from './kernel-pseudo-fs.js';
 import { orderRotatedLogs } from './rotated-logs.js';
 import type { RuleSet } from './rules.js';
 import { createSegmentedAnalyzer, type SegmentedAnalyzer } from './segmented-analyzer.js';
@@ -110,6 +111,16 @@ function planInput(path: string, multi: boolean): PlannedInput {
           facts.kind === 'fifo' || facts.kind === 'char-device'
             ? `to analyse what it produces, pipe a bounded part of it in: head -c 64M ${shown} | xrunhunt analyze -`
             : 'save the log into a regular file first',
+      },
+    );
+  }
+  const pseudo = kernelPseudoFsName(path);
+  if (pseudo !== undefined) {
+    throw new XrunhuntError(
+      'input',
+      `${shown}: expected a kernel log (a regular file), found a file of the kernel's ${pseudo} file system, which may block or never end; nothing was read from it`,
+      {
+        hint: 'for the kernel log use: dmesg | xrunhunt analyze -   (or save it first: dmesg > kern.txt)',
       },
     );
   }

@@ -2,8 +2,9 @@
 // never left half-written), with errors that say which file and what to do. The target can
 // be checked before the work that fills it (a long analysis), so a bad --html path costs
 // nothing and is named precisely.
-import { accessSync, constants, existsSync, statSync, statfsSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { kernelPseudoFsName } from '../analysis/kernel-pseudo-fs.js';
 import { writeFileAtomic } from '../bundle/write.js';
 import { XrunhuntError, errnoCode } from '../errors.js';
 import { describeInputKind, inspectInputPath } from '../io/input-path.js';
@@ -12,20 +13,6 @@ import type { ReportView } from './report-view.js';
 import { renderReportHtml } from './render-report.js';
 
 const HINT = 'pass --html with a writable file path, e.g. --html ./report.html';
-
-// Kernel file systems where no ordinary file can be created (statfs f_type magic numbers,
-// include/uapi/linux/magic.h).
-const VIRTUAL_FS: ReadonlyMap<number, string> = new Map([
-  [0x9fa0, 'proc'],
-  [0x62656572, 'sysfs'],
-  [0x64626720, 'debugfs'],
-  [0x74726163, 'tracefs'],
-  [0x27e0eb, 'cgroup'],
-  [0x63677270, 'cgroup2'],
-  [0x73636673, 'securityfs'],
-  [0xcafe4a11, 'bpf'],
-  [0x1373, 'devfs'],
-]);
 
 function refuse(path: string, why: string): never {
   throw new XrunhuntError(
@@ -64,7 +51,7 @@ export function checkReportTarget(path: string): void {
     );
   }
   if (!dirStat.isDirectory()) refuse(path, `${quoteUntrusted(dir)} is not a folder`);
-  const fsName = VIRTUAL_FS.get(Number(statfsSync(dir).type));
+  const fsName = kernelPseudoFsName(dir);
   if (fsName !== undefined) {
     refuse(
       path,

@@ -225,6 +225,12 @@ test('named devices and FIFOs are refused before anything is read; stdin from /d
   assert.match(zero.stderr, /head -c 64M/);
   noStack(zero.stderr);
 
+  // /proc/kmsg looks like a regular file but blocks until the kernel prints.
+  const kmsg = await runCli(['analyze', '/proc/kmsg'], { timeoutMs: 20_000 });
+  assert.equal(kmsg.code, 1, kmsg.stderr);
+  assert.match(kmsg.stderr, /\/proc\/kmsg: .*found a file of the kernel's proc file system/);
+  assert.match(kmsg.stderr, /dmesg \| xrunhunt analyze -/);
+
   const fifo = join(tmp, 'fifo');
   assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
   // No writer: opening it would block forever.
