@@ -268,6 +268,12 @@ test('damaged bundles are refused with the reason, like aggregate refuses them',
     ['cut.json', good.subarray(0, Math.floor(good.length / 2)), /not valid JSON/],
     ['trailing.json', Buffer.concat([good, Buffer.from('\n}garbage\n')]), /not valid JSON/],
     [
+      'bom.json.gz',
+      gzipSync(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), good])),
+      /byte-order mark/,
+    ],
+    ['trailing.json.gz', gzipSync(Buffer.concat([good, Buffer.from('}}')])), /not valid JSON/],
+    [
       'cut.json.gz',
       (() => {
         const z = gzipSync(good);
