@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { analyzeFiles } from './analyze-files.js';
+import { analyzeFiles, streamAnalyzeFiles } from './analyze-files.js';
 import { analyzeText } from './analyzer.js';
+import type { XrunEvent } from './types.js';
 
 const dir = fileURLToPath(new URL('../../test/fixtures/kernel-logs/', import.meta.url));
 const logs = readdirSync(dir).filter((f) => f.endsWith('.txt'));
@@ -72,4 +73,137 @@ test('a header split across read chunks is still found (line carried between chu
     r.events.map((e) => [e.line, e.pcm]),
     [[n + 2, 'pcmC0D0p:0']],
   );
+});
+
+const byPlace = (evs: XrunEvent[]): XrunEvent[] =>
+  [...evs].sort((x, y) => (x.source ?? '').localeCompare(y.source ?? '') || x.line - y.line);
+
+test('segments: tiny segments give exactly the events of one analyzer (fixtures and mixtures)', async () => {
+  const pool = logs.flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n'));
+  const r = rng(99);
+  const texts = logs.map((f) => readFileSync(join(dir, f), 'utf8'));
+  for (let round = 0; round < 3; round++) {
+    const lines: string[] = [];
+    for (let i = 0; i < 2000; i++) {
+      const start = Math.floor(r() * pool.length);
+      lines.push(...pool.slice(start, start + Math.floor(r() * 80)));
+    }
+    texts.push(lines.join('\n') + '\n');
+  }
+  for (const [i, text] of texts.entries()) {
+    const file = join(tmp, `seg${i}.log`);
+    writeFileSync(file, text);
+    const expected = analyzeText(text).events;
+    for (const segmentLines of [1, 5, 37]) {
+      const got = await analyzeFiles([file], io, { limits: { segmentLines, overlapLines: 1000 } });
+      assert.deepEqual(
+        byPlace(got.events),
+        byPlace(expected),
+        `text ${i}, segment ${segmentLines}`,
+      );
+      assert.equal(got.summary.events, expected.length);
+    }
+  }
+});
+
+test('segments: events leave while the input is still being read (memory bound)', async () => {
+  // 20 000 header-only XRUN lines, as a stream of 100-line chunks; with 50-line segments
+  // and a 20-line overlap, at most 50 + 20 + one chunk of events may be held back.
+  const chunkLines = 100;
+  const total = 20000;
+  let fed = 0;
+  let maxHeld = 0;
+  let delivered = 0;
+  async function* source(): AsyncGenerator<Buffer> {
+    for (let i = 0; i < total; i += chunkLines) {
+      maxHeld = Math.max(maxHeld, fed - delivered);
+      let s = '';
+      for (let j = 0; j < chunkLines; j++)
+        s += `[ ${(i + j + 1).toFixed(6)}] snd_dummy snd_dummy.0: XRUN: pcmC0D0p:0\n`;
+      fed += chunkLines;
+      yield Buffer.from(s);
+    }
+  }
+  const r = await streamAnalyzeFiles(
+    '-',
+    { stdin: Readable.from(source()) },
+    { onEvent: () => delivered++, limits: { segmentLines: 50, overlapLines: 20 } },
+  );
+  assert.equal(delivered, total);
+  assert.equal(r.summary.events, total);
+  assert.equal(r.summary.byKind.xrun, total);
+  assert.ok(maxHeld <= 50 + 20 + chunkLines, `held back ${maxHeld} events`);
+});
+
+test('lone CR line ends (old Mac files, serial captures) are line ends; CRLF stays one', async () => {
+  const text = readFileSync(join(dir, 'lab-6.1-x86_64-shapes-dmesg.txt'), 'utf8');
+  const expected = analyzeText(text).events;
+  assert.ok(expected.length > 0);
+  const cr = text.replace(/\n/g, '\r');
+  const file = join(tmp, 'cr-only.log');
+  writeFileSync(file, cr);
+  assert.deepEqual((await analyzeFiles([file], io)).events, expected);
+  // Mixed: CRLF, lone CR and LF, and a chunk boundary right after a CR (both kinds).
+  const lines = text.split('\n');
+  const mixed = lines.map((l, i) => l + ['\r\n', '\r', '\n'][i % 3]).join('');
+  const parts: Buffer[] = [];
+  let rest = Buffer.from(mixed);
+  for (let at = rest.indexOf(13); at >= 0 && parts.length < 40; at = rest.indexOf(13)) {
+    parts.push(rest.subarray(0, at + 1));
+    rest = rest.subarray(at + 1);
+  }
+  parts.push(rest);
+  const viaStdin = await analyzeFiles('-', { stdin: Readable.from(parts) });
+  assert.deepEqual(viaStdin.events, analyzeText(mixed.replace(/\r\n?/g, '\n')).events);
+  assert.deepEqual(viaStdin.events, expected);
+});
+
+test('a log given in two pieces (rotated) reads like the whole, in either order', async () => {
+  const name = 'lab-6.1-x86_64-shapes-dmesg.txt';
+  const text = readFileSync(join(dir, name), 'utf8');
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  const whole = analyzeText(text).events;
+  const r = rng(7);
+  for (let k = 0; k < 12; k++) {
+    const cut = 1 + Math.floor(r() * (lines.length - 2));
+    const sub = mkdtempSync(join(tmp, 'rot-'));
+    const older = join(sub, 'kern.log.1');
+    const newer = join(sub, 'kern.log');
+    writeFileSync(older, lines.slice(0, cut).join('\n') + '\n');
+    writeFileSync(k % 2 ? newer : newer, lines.slice(cut).join('\n') + '\n');
+    const expected = whole.map((e) =>
+      e.line <= cut
+        ? { ...e, source: 'kern.log.1' }
+        : { ...e, line: e.line - cut, source: 'kern.log' },
+    );
+    for (const order of [
+      [older, newer],
+      [newer, older],
+    ]) {
+      const got = await analyzeFiles(order, io);
+      assert.deepEqual(got.events, expected, `cut after line ${cut}`);
+    }
+  }
+});
+
+test('segments: a log of nothing but space-led header lines is still cut (memory bound)', async () => {
+  const total = 5000;
+  let delivered = 0;
+  let maxHeld = 0;
+  let fed = 0;
+  async function* source(): AsyncGenerator<Buffer> {
+    for (let i = 0; i < total; i += 100) {
+      maxHeld = Math.max(maxHeld, fed - delivered);
+      fed += 100;
+      yield Buffer.from(' XRUN: pcmC0D0p:0\n'.repeat(100));
+    }
+  }
+  await streamAnalyzeFiles(
+    '-',
+    { stdin: Readable.from(source()) },
+    { onEvent: () => delivered++, limits: { segmentLines: 50, overlapLines: 20 } },
+  );
+  assert.equal(delivered, total);
+  assert.ok(maxHeld <= 50 + 20 + 100, `held back ${maxHeld} events`);
 });

@@ -1,13 +1,24 @@
-// IO shell around the streaming analyzer: files or stdin, gzip by magic bytes, bounded
-// line length, binary / invalid-UTF-8 warnings, progress on a terminal. The hot path skips
-// whole runs of ordinary lines with Buffer.indexOf while no record is open (memchr speed).
-import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
+// IO shell around the streaming analyzer: files or stdin, gzip by magic bytes, bundles by
+// content, bounded line length, LF / CRLF / lone-CR line ends, binary / invalid-UTF-8
+// warnings, progress on a terminal. Inputs are checked (kind, size, rights) before any is
+// read; named devices and pipes are refused, endless non-file streams are stopped. Events
+// are handed on as they are found (segmented-analyzer.ts), so memory stays bounded at any
+// event count. The hot path skips whole runs of ordinary lines with Buffer.indexOf while
+// no record is open (memchr speed).
+import { closeSync, openSync, readSync } from 'node:fs';
 import { basename } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import type { Readable, Writable } from 'node:stream';
 import { XrunhuntError, errnoCode } from '../errors.js';
-import { createLogAnalyzer, type AnalyzerOptions, type LogAnalyzer } from './analyzer.js';
-import type { AnalysisResult, XrunEvent } from './types.js';
+import { describeInputKind, inspectInputPath } from '../io/input-path.js';
+import { quoteUntrusted } from '../text/untrusted-text.js';
+import { createSimdByteScan, scanWithBuffer, type ByteScan } from './byte-scan.js';
+import { createOffenderTally } from './rank.js';
+import { kernelPseudoFsName } from './kernel-pseudo-fs.js';
+import { orderRotatedLogs } from './rotated-logs.js';
+import type { RuleSet } from './rules.js';
+import { createSegmentedAnalyzer, type SegmentedAnalyzer } from './segmented-analyzer.js';
+import type { AnalysisResult, StreamedAnalysis, XrunEvent } from './types.js';
 
 export interface AnalyzeFilesIo {
   stdin: Readable;
@@ -19,71 +30,275 @@ export interface AnalyzeFilesIo {
 
 /**
  * Seam for structured inputs: called with the whole text when an input is one JSON
- * document with `formatVersion` (an xrunhunt bundle). Returns the bundle's events, or
- * undefined to treat the input as plain text.
+ * document mentioning `formatVersion` (an xrunhunt bundle). Returns the bundle's events,
+ * undefined to treat the input as plain text, or throws an XrunhuntError saying why the
+ * bundle is refused (damaged, newer format).
  */
 export type BundleInputHandler = (text: string, source: string) => XrunEvent[] | undefined;
 
-export interface AnalyzeFilesOptions extends AnalyzerOptions {
-  bundleHandler?: BundleInputHandler;
+/** The bounds of the IO shell; tests lower them to exercise the mechanisms. */
+export interface InputLimits {
+  /** Lines per analyzer segment (events held at once are at most a segment's). */
+  segmentLines: number;
+  /** Lines a record open at a segment cut may still run. */
+  overlapLines: number;
+  /** Streams that are not regular files (stdin, gzip output): stop after this many NUL bytes. */
+  maxNulBytes: number;
+  /** Streams that are not regular files: stop after this many bytes without a line end. */
+  maxBytesWithoutLineEnd: number;
 }
 
-// Byte patterns that can start a record. While no record is open, only lines containing one
-// of these are decoded and parsed. Every header of kernel-log-formats §2 contains one:
-// XRUN (all XRUN headers, 3.18 `XRUN: …, pos =`), xrun (kprobe `(__snd_pcm_xrun+0x0`,
-// tracepoint `xrun:`, vendor `buffer xrun[`), `PCM:` (every hw-pointer message since
-// 2.6.30), `Unexp` (2.6.1–2.6.29 `Unexpected hw_pointer value`), `BUG:` (≤ 3.1x invalid
-// position) and `, pos` (mainline `invalid position: …, pos =`). Short needles whose first
-// byte is rare keep Buffer.indexOf at memchr speed (longer needles measured 3–8x slower).
-const TRIGGERS = ['XRUN', 'xrun', 'PCM:', 'Unexp', 'BUG:', ', pos'].map((s) => Buffer.from(s));
+export interface AnalyzeFilesOptions {
+  rules?: RuleSet;
+  bundleHandler?: BundleInputHandler;
+  limits?: Partial<InputLimits>;
+}
+
+export interface StreamAnalyzeOptions extends AnalyzeFilesOptions {
+  /** Receives each event once, as soon as it is complete. */
+  onEvent: (ev: XrunEvent) => void;
+  /** Awaited after each block of input: the consumer's backpressure (e.g. stdout). */
+  pace?: () => Promise<void>;
+}
+
+// While no record is open, only lines containing a header trigger (byte-scan.ts:
+// TRIGGER_TEXTS) are decoded and parsed; the lines in between are only counted.
 // 64 KiB: no kernel line is longer (printk limit 1 KiB); a 10 MB "line" is not a log line.
 const MAX_LINE_BYTES = 65536;
 // Progress is worth printing only for inputs that take a while.
 const PROGRESS_MIN_BYTES = 32 * 1024 * 1024;
 // A bundle is small; refuse to buffer more than this looking for one.
 const MAX_JSON_PEEK = 64 * 1024 * 1024;
+// Endless-stream guards: 1 MiB of NUL bytes or 16 MiB without a line end is no kernel log
+// (a real log's NUL run after a crash is a few KiB; its longest line 1 KiB).
+const DEFAULT_LIMITS: InputLimits = {
+  segmentLines: 32768,
+  overlapLines: 1024,
+  maxNulBytes: 1024 * 1024,
+  maxBytesWithoutLineEnd: 16 * 1024 * 1024,
+};
+// 4 MiB reads: few iterations, and the buffer is reused (no garbage per chunk); the size of
+// the SIMD scanner's read window (byte-scan.ts SCAN_REGION_BYTES).
+const READ_BYTES = 4 * 1024 * 1024;
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-function checkInput(path: string): number | undefined {
+interface PlannedInput {
+  path: string;
+  label: string;
+  source: string | undefined;
+  /** Bytes of a regular file; undefined for standard input. */
+  size: number | undefined;
+}
+
+/** Checks one named input before anything is read: a regular file, or a refusal that says why. */
+function planInput(path: string, multi: boolean): PlannedInput {
+  if (path === '-') {
+    return { path, label: 'standard input', source: multi ? '-' : undefined, size: undefined };
+  }
+  const facts = inspectInputPath(path);
+  const shown = quoteUntrusted(path);
+  if (facts.kind === 'directory') {
+    throw new XrunhuntError('input', `${shown} is a directory, expected a kernel log file`, {
+      hint: `pass the log files inside it, e.g. xrunhunt analyze ${quoteUntrusted(path.replace(/\/$/, ''))}/*.log`,
+    });
+  }
+  if (facts.kind !== 'file') {
+    throw new XrunhuntError(
+      'input',
+      `${shown}: expected a kernel log (a regular file), found ${describeInputKind(facts.kind)}; nothing was read from it`,
+      {
+        hint:
+          facts.kind === 'fifo' || facts.kind === 'char-device'
+            ? `to analyse what it produces, pipe a bounded part of it in: head -c 64M ${shown} | xrunhunt analyze -`
+            : 'save the log into a regular file first',
+      },
+    );
+  }
+  const pseudo = kernelPseudoFsName(path);
+  if (pseudo !== undefined) {
+    throw new XrunhuntError(
+      'input',
+      `${shown}: expected a kernel log (a regular file), found a file of the kernel's ${pseudo} file system, which may block or never end; nothing was read from it`,
+      {
+        hint: 'for the kernel log use: dmesg | xrunhunt analyze -   (or save it first: dmesg > kern.txt)',
+      },
+    );
+  }
+  return {
+    path,
+    label: path,
+    source: multi ? basename(path) : undefined,
+    size: facts.sizeBytes ?? 0,
+  };
+}
+
+/** Opens a checked file, turning refusals into user errors (EACCES is common on kern.log). */
+function openInput(input: PlannedInput): number {
   try {
-    const st = statSync(path);
-    if (st.isDirectory()) {
-      throw new XrunhuntError('input', `${path} is a directory, expected a kernel log file`, {
-        hint: `pass the log files inside it, e.g. xrunhunt analyze ${path.replace(/\/$/, '')}/*.log`,
-      });
-    }
-    return st.isFile() ? st.size : undefined;
+    return openSync(input.path, 'r');
   } catch (err) {
-    if (err instanceof XrunhuntError) throw err;
     const code = errnoCode(err);
-    if (code === 'ENOENT') {
-      throw new XrunhuntError('not-found', `cannot read ${path}: no such file`, {
-        hint: 'check the path; use - to read the log from standard input (dmesg | xrunhunt analyze -)',
-      });
-    }
+    const shown = quoteUntrusted(input.label);
     if (code === 'EACCES' || code === 'EPERM') {
-      throw new XrunhuntError('permission', `cannot read ${path}: permission denied`, {
+      throw new XrunhuntError('permission', `cannot read ${shown}: permission denied`, {
         hint: 'run as a user that can read it (kern.log is often root/adm only), or pipe it: sudo cat FILE | xrunhunt analyze -',
       });
     }
-    throw new XrunhuntError('input', `cannot read ${path}: ${String((err as Error).message)}`);
+    if (code === 'ENOENT') {
+      throw new XrunhuntError('not-found', `cannot read ${shown}: it disappeared`, {
+        hint: 'a log rotation may have moved it; name the rotated file',
+      });
+    }
+    throw new XrunhuntError('input', `cannot read ${shown}: ${code ?? String(err)}`);
   }
 }
 
-/** Feeds one byte stream into the analyzer, line by line, with the idle fast path. */
+/**
+ * Reads a regular file. Plain text reuses one buffer (each chunk is consumed before the next
+ * read); gzip gets fresh buffers, as the decompressor may still hold the previous one.
+ */
+async function* readFileChunks(fd: number, window: Buffer | null): AsyncGenerator<Buffer> {
+  try {
+    let buf = window && window.length >= READ_BYTES ? window : Buffer.allocUnsafe(READ_BYTES);
+    let first = true;
+    let reuse = true;
+    for (;;) {
+      if (!reuse) buf = Buffer.allocUnsafe(READ_BYTES);
+      const n = readSync(fd, buf, 0, READ_BYTES, null);
+      if (n <= 0) return;
+      if (first) {
+        first = false;
+        reuse = !(n >= 2 && buf[0] === 0x1f && buf[1] === 0x8b);
+      }
+      yield buf.subarray(0, n);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface Unzipped {
+  chunks: AsyncGenerator<Buffer>;
+  /** After the stream ended: whether it was gzip, and the decompression error if any. */
+  state: { gzip: boolean; error: Error | undefined };
+}
+
+function withGunzip(source: AsyncIterable<Buffer>): Unzipped {
+  const state: Unzipped['state'] = { gzip: false, error: undefined };
+  const chunks = async function* (): AsyncGenerator<Buffer> {
+    const it = source[Symbol.asyncIterator]();
+    const first = await it.next();
+    if (first.done) return;
+    const head = first.value;
+    const rest = async function* (): AsyncGenerator<Buffer> {
+      yield head;
+      for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+    };
+    if (!(head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b)) {
+      yield* rest();
+      return;
+    }
+    state.gzip = true;
+    const gunzip = createGunzip();
+    const closed = new Promise<void>((r) => gunzip.once('close', r));
+    const feeder = (async () => {
+      try {
+        for await (const c of rest()) {
+          if (gunzip.destroyed) break;
+          if (!gunzip.write(c))
+            await Promise.race([new Promise((r) => gunzip.once('drain', r)), closed]);
+        }
+        gunzip.end();
+      } catch (err) {
+        gunzip.destroy(err as Error);
+      }
+    })();
+    try {
+      for await (const c of gunzip as AsyncIterable<Buffer>) yield c;
+    } catch (err) {
+      state.error = err as Error;
+    } finally {
+      gunzip.destroy();
+    }
+    await feeder.catch(() => undefined);
+  };
+  return { chunks: chunks(), state };
+}
+
+/** Whether the first bytes (after a BOM and white space) open a JSON object. */
+function opensJsonObject(head: Buffer): boolean {
+  let i = head.subarray(0, 3).equals(UTF8_BOM) ? 3 : 0;
+  while (i < head.length && (head[i] === 32 || head[i] === 10 || head[i] === 13 || head[i] === 9))
+    i++;
+  return head[i] === 0x7b;
+}
+
+/**
+ * Sees whether an input is a bundle: an input that opens a JSON object and is small enough is
+ * buffered whole and given to `onJson` (which consumes it or throws a refusal); anything else
+ * passes through untouched.
+ */
+async function* peekJson(
+  source: AsyncIterable<Buffer>,
+  onJson: (bytes: Buffer) => boolean,
+): AsyncGenerator<Buffer> {
+  const it = source[Symbol.asyncIterator]();
+  const first = await it.next();
+  if (first.done) return;
+  const head = first.value;
+  if (opensJsonObject(head)) {
+    // Copies: file chunks come from one reused read buffer.
+    const parts: Buffer[] = [Buffer.from(head)];
+    let size = head.length;
+    let r = await it.next();
+    while (!r.done && size < MAX_JSON_PEEK) {
+      parts.push(Buffer.from(r.value));
+      size += r.value.length;
+      r = await it.next();
+    }
+    if (r.done && onJson(Buffer.concat(parts))) return;
+    yield* parts;
+    if (!r.done) yield r.value;
+  } else yield head;
+  for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
+}
+
+interface FeedStats {
+  bytes: number;
+  binary: boolean;
+  badUtf8: boolean;
+  longLines: number;
+  /** Why reading stopped early (an endless or binary stream), if it did. */
+  stopped: string | undefined;
+}
+
+/**
+ * Feeds one byte stream into the analyzer, line by line, with the idle fast path. Line
+ * ends are LF, CRLF or a lone CR (old Mac files, some serial captures): lone CRs become LF
+ * in place before the line scan. `guarded`: the stream is not a regular file, so it may
+ * never end; NUL floods and line-end-free floods stop it.
+ */
 async function feedStream(
   stream: AsyncIterable<Buffer>,
-  a: LogAnalyzer,
-  label: string,
+  a: SegmentedAnalyzer,
   onBytes: (n: number) => void,
   signal: AbortSignal | undefined,
-): Promise<{ bytes: number; binary: boolean; badUtf8: boolean; longLines: number }> {
+  pace: (() => Promise<void>) | undefined,
+  guarded: () => boolean,
+  limits: InputLimits,
+  scan: ByteScan,
+): Promise<FeedStats> {
   let carry: Buffer | null = null;
   let discarding = false;
   let bytes = 0;
   let binary = false;
   let badUtf8 = false;
   let longLines = 0;
-  const next = new Array<number>(TRIGGERS.length).fill(-1);
+  let stopped: string | undefined;
+  let nulBytes = 0;
+  let sinceLineEnd = 0;
+  // The previous chunk ended with a CR: LF or not decides whether it ended a line.
+  let pendingCr = false;
 
   const pushLine = (buf: Buffer, s: number, e: number): void => {
     let end = e;
@@ -97,31 +312,18 @@ async function feedStream(
   const processChunk = (buf: Buffer): number => {
     // Returns the start of the unfinished last line.
     let pos = 0;
-    next.fill(-1);
     const len = buf.length;
     while (pos < len) {
       if (a.idle()) {
-        // Find the earliest trigger at or after pos.
-        let best = -1;
-        for (let i = 0; i < TRIGGERS.length; i++) {
-          let n = next[i]!;
-          if (n !== -2 && n < pos) {
-            n = buf.indexOf(TRIGGERS[i]!, pos);
-            next[i] = n < 0 ? -2 : n;
-          }
-          if (n >= 0 && (best < 0 || n < best)) best = n;
+        // Skip to the line of the earliest trigger, counting the complete lines before it.
+        const best = scan.findTrigger(buf, pos, len);
+        let p: number;
+        if (best >= 0) p = Math.max(pos, buf.lastIndexOf(10, best) + 1);
+        else {
+          const last = len > pos ? buf.lastIndexOf(10, len - 1) : -1;
+          p = last >= pos ? last + 1 : pos;
         }
-        const lineStart = best < 0 ? -1 : buf.lastIndexOf(10, best) + 1;
-        const target = best < 0 ? len : Math.max(pos, lineStart);
-        // Count and skip the complete lines between pos and target (indexOf is memchr-fast).
-        let skipped = 0;
-        let p = pos;
-        for (;;) {
-          const nl = buf.indexOf(10, p);
-          if (nl < 0 || nl >= target) break;
-          skipped++;
-          p = nl + 1;
-        }
+        const skipped = scan.countLineEnds(buf, pos, p);
         if (skipped > 0) a.skipLines(skipped);
         pos = p;
         if (best < 0) return pos;
@@ -147,6 +349,36 @@ async function feedStream(
       first = false;
       // NUL bytes near the start: not a text log (skipped lines are never decoded later).
       if (buf.subarray(0, 65536).includes(0)) binary = true;
+    }
+    // A CR that ended the previous chunk was a line end of its own unless this one starts with LF.
+    const crEndedLine = pendingCr && buf[0] !== 10;
+    pendingCr = false;
+    for (let i = buf.indexOf(13); i >= 0; i = buf.indexOf(13, i + 1)) {
+      if (i + 1 === buf.length) pendingCr = true;
+      else if (buf[i + 1] !== 10) buf[i] = 10;
+    }
+    if (guarded()) {
+      for (
+        let i = buf.indexOf(0);
+        i >= 0 && nulBytes <= limits.maxNulBytes;
+        i = buf.indexOf(0, i + 1)
+      )
+        nulBytes++;
+      const lastLf = buf.lastIndexOf(10);
+      sinceLineEnd = lastLf < 0 ? sinceLineEnd + buf.length : buf.length - lastLf - 1;
+      if (nulBytes > limits.maxNulBytes) {
+        stopped = `more than ${limits.maxNulBytes} NUL bytes`;
+      } else if (sinceLineEnd > limits.maxBytesWithoutLineEnd) {
+        stopped = `more than ${limits.maxBytesWithoutLineEnd} bytes without a line end`;
+      }
+      if (stopped) break;
+    }
+    if (crEndedLine) {
+      if (carry) {
+        pushLine(carry, 0, carry.length);
+        carry = null;
+      }
+      discarding = false;
     }
     if (discarding) {
       const nl = buf.indexOf(10);
@@ -184,116 +416,59 @@ async function feedStream(
         discarding = true;
       } else carry = Buffer.from(buf.subarray(rest));
     }
+    if (pace) await pace();
   }
   if (carry && carry.length > 0) pushLine(carry, 0, carry.length);
-  void label;
-  return { bytes, binary, badUtf8, longLines };
+  return { bytes, binary, badUtf8, longLines, stopped };
 }
 
-// 4 MiB reads: few iterations, and the buffer is reused (no garbage per chunk).
-const READ_BYTES = 4 * 1024 * 1024;
-
-/** Reads a regular file with one reused buffer; each chunk is consumed before the next read. */
-async function* readFileChunks(path: string): AsyncGenerator<Buffer> {
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(READ_BYTES);
-    for (;;) {
-      const n = readSync(fd, buf, 0, READ_BYTES, null);
-      if (n <= 0) return;
-      yield buf.subarray(0, n);
-    }
-  } finally {
-    closeSync(fd);
+/** Why a JSON input that names `formatVersion` cannot be read as a bundle, before parsing it. */
+function bundleDamage(bytes: Buffer, gzipError: Error | undefined): string | undefined {
+  if (gzipError) {
+    return /unexpected end/i.test(gzipError.message)
+      ? 'the gzip data is truncated (the file was cut short while copying or uploading)'
+      : `the gzip data is corrupt (${gzipError.message})`;
   }
-}
-
-/** Whether a file starts with the gzip magic bytes (1f 8b). */
-function fileIsGzip(path: string): boolean {
-  const fd = openSync(path, 'r');
-  try {
-    const b = Buffer.alloc(2);
-    return readSync(fd, b, 0, 2, 0) === 2 && b[0] === 0x1f && b[1] === 0x8b;
-  } finally {
-    closeSync(fd);
+  if (bytes.subarray(0, 3).equals(UTF8_BOM)) {
+    return 'it starts with a UTF-8 byte-order mark (EF BB BF): the file was re-saved by an editor; xrunhunt bundles are plain JSON';
   }
+  return undefined;
 }
 
-async function* withGunzip(
-  source: AsyncIterable<Buffer>,
-  onError: (err: Error) => void,
-): AsyncGenerator<Buffer> {
-  const it = source[Symbol.asyncIterator]();
-  const first = await it.next();
-  if (first.done) return;
-  const head = first.value;
-  const rest = async function* (): AsyncGenerator<Buffer> {
-    yield head;
-    for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
-  };
-  if (head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b) {
-    const gunzip = createGunzip();
-    const feeder = (async () => {
-      try {
-        for await (const c of rest()) {
-          if (!gunzip.write(c)) await new Promise((r) => gunzip.once('drain', r));
-        }
-        gunzip.end();
-      } catch (err) {
-        gunzip.destroy(err as Error);
-      }
-    })();
-    try {
-      for await (const c of gunzip as AsyncIterable<Buffer>) yield c;
-    } catch (err) {
-      onError(err as Error);
-    }
-    await feeder.catch(() => undefined);
-    return;
-  }
-  yield* rest();
-}
-
-async function* peekJson(
-  source: AsyncIterable<Buffer>,
-  onJson: (text: string) => boolean,
-): AsyncGenerator<Buffer> {
-  const it = source[Symbol.asyncIterator]();
-  const first = await it.next();
-  if (first.done) return;
-  const head = first.value;
-  let i = 0;
-  while (i < head.length && (head[i] === 32 || head[i] === 10 || head[i] === 13 || head[i] === 9))
-    i++;
-  if (head[i] === 0x7b /* { */) {
-    // Copies: file chunks come from one reused read buffer.
-    const parts: Buffer[] = [Buffer.from(head)];
-    let size = head.length;
-    let r = await it.next();
-    while (!r.done && size < MAX_JSON_PEEK) {
-      parts.push(Buffer.from(r.value));
-      size += r.value.length;
-      r = await it.next();
-    }
-    if (r.done && onJson(Buffer.concat(parts).toString('utf8'))) return;
-    yield* parts;
-    if (!r.done) yield r.value;
-  } else yield head;
-  for (let r = await it.next(); !r.done; r = await it.next()) yield r.value;
-}
-
-/** Analyzes files (or '-' for stdin); gzip by magic bytes; several inputs get `source` on events. */
-export async function analyzeFiles(
+/**
+ * Analyzes files (or '-' for stdin) and hands each event to `onEvent` as soon as it is
+ * complete; returns the ranking and counts. Exists so `analyze` can stream events to its
+ * output and keep only the ranking state, at any event count.
+ */
+export async function streamAnalyzeFiles(
   inputs: string[] | '-',
   io: AnalyzeFilesIo,
-  options: AnalyzeFilesOptions = {},
-): Promise<AnalysisResult> {
-  const list = inputs === '-' ? ['-'] : inputs.length === 0 ? ['-'] : inputs;
-  const sizes = list.map((p) => (p === '-' ? undefined : checkInput(p)));
-  const multi = list.length > 1;
-  const a = createLogAnalyzer(options);
-  const extra: XrunEvent[] = [];
-  const totalKnown = sizes.reduce<number>((s, n) => s + (n ?? 0), 0);
+  options: StreamAnalyzeOptions,
+): Promise<StreamedAnalysis> {
+  const limits: InputLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const named = inputs === '-' || inputs.length === 0 ? ['-'] : orderRotatedLogs(inputs);
+  const multi = named.length > 1;
+  // Every input is checked before the first is read: a refusal costs no time.
+  const planned = named.map((p) => planInput(p, multi));
+  const tally = createOffenderTally();
+  const emit = (ev: XrunEvent): void => {
+    tally.add(ev);
+    options.onEvent(ev);
+  };
+  const warnings: string[] = [];
+  const warn = (w: string): void => {
+    if (warnings.length < 100 && !warnings.includes(w)) warnings.push(w);
+  };
+  const a = createSegmentedAnalyzer({
+    ...(options.rules ? { rules: options.rules } : {}),
+    onEvent: emit,
+    segmentLines: limits.segmentLines,
+    overlapLines: limits.overlapLines,
+  });
+  // One scanner (and scan memory) per analysis: concurrent analyses must not share it.
+  const simd = createSimdByteScan();
+  const scan: ByteScan = simd ?? scanWithBuffer;
+  const totalKnown = planned.reduce<number>((s, p) => s + (p.size ?? 0), 0);
   const showProgress =
     io.progress === true && io.stderr !== undefined && totalKnown >= PROGRESS_MIN_BYTES;
   let done = 0;
@@ -307,39 +482,57 @@ export async function analyzeFiles(
     io.stderr!.write(`\ranalyzing: ${mb} MiB${p}   `);
   };
 
-  for (let idx = 0; idx < list.length; idx++) {
-    const path = list[idx]!;
-    const label = path === '-' ? 'standard input' : path;
-    const source = multi ? (path === '-' ? '-' : basename(path)) : undefined;
-    a.startSource(source);
-    let raw: AsyncIterable<Buffer>;
-    if (path === '-') raw = io.stdin as AsyncIterable<Buffer>;
-    else if (sizes[idx] !== undefined && !fileIsGzip(path)) raw = readFileChunks(path);
-    else raw = createReadStream(path, { highWaterMark: 1 << 20 });
-    let gzipError: Error | undefined;
-    let bundleUsed = false;
-    const unzipped = withGunzip(raw, (err) => {
-      gzipError = err;
-    });
-    const stream = options.bundleHandler
-      ? peekJson(unzipped, (text) => {
-          let doc: unknown;
-          try {
-            doc = JSON.parse(text);
-          } catch {
-            return false;
+  let previousWasText = false;
+  for (const input of planned) {
+    const label = quoteUntrusted(input.label);
+    const raw: AsyncIterable<Buffer> =
+      input.size === undefined
+        ? (io.stdin as AsyncIterable<Buffer>)
+        : readFileChunks(openInput(input), simd ? simd.window : null);
+    const unzipped = withGunzip(raw);
+    let bundleEvents: XrunEvent[] | undefined;
+    const handler = options.bundleHandler;
+    const stream = handler
+      ? peekJson(unzipped.chunks, (bytes) => {
+          // A bundle names its format; a JSON log line or document that does not is text.
+          if (bytes.indexOf('"formatVersion"') < 0) return false;
+          const damage = bundleDamage(bytes, unzipped.state.error);
+          if (damage) {
+            throw new XrunhuntError('format', `bundle ${label}: ${damage}`, {
+              hint: 'ask for the bundle again; xrunhunt writes complete files only',
+            });
           }
-          if (typeof doc !== 'object' || doc === null || !('formatVersion' in doc)) return false;
-          const evs = options.bundleHandler!(text, source ?? label);
+          let evs: XrunEvent[] | undefined;
+          try {
+            evs = handler(bytes.toString('utf8'), input.source ?? input.label);
+          } catch (err) {
+            if (!(err instanceof XrunhuntError)) throw err;
+            // The reader's message may quote the file's bytes: make them inert.
+            throw new XrunhuntError(err.code, quoteUntrusted(err.message, 400), {
+              ...(err.hint !== undefined ? { hint: err.hint } : {}),
+              cause: err,
+            });
+          }
           if (!evs) return false;
-          extra.push(...evs);
-          bundleUsed = true;
+          bundleEvents = evs;
           return true;
         })
-      : unzipped;
-    let stats;
+      : unzipped.chunks;
+    // Consecutive text inputs are one line stream (a rotated log's pieces): a record open
+    // at the end of one goes on into the next. A bundle in between ends it.
+    a.startSource(input.source, previousWasText);
+    let stats: FeedStats;
     try {
-      stats = await feedStream(stream, a, label, onBytes, io.signal);
+      stats = await feedStream(
+        stream,
+        a,
+        onBytes,
+        io.signal,
+        options.pace,
+        () => input.size === undefined || unzipped.state.gzip,
+        limits,
+        scan,
+      );
     } catch (err) {
       if (err instanceof XrunhuntError) throw err;
       const code = errnoCode(err);
@@ -348,30 +541,52 @@ export async function analyzeFiles(
       }
       throw new XrunhuntError('input', `cannot read ${label}: ${(err as Error).message}`);
     }
-    if (gzipError) {
-      a.warn(
-        `${label}: the gzip data is truncated or corrupt (${gzipError.message}); analysed what could be decompressed`,
+    if (bundleEvents) {
+      a.startSource(input.source, false);
+      for (const ev of bundleEvents) emit(ev);
+      if (options.pace) await options.pace();
+      previousWasText = false;
+      continue;
+    }
+    previousWasText = true;
+    if (unzipped.state.error) {
+      warn(
+        `${label}: the gzip data is truncated or corrupt (${quoteUntrusted(unzipped.state.error.message)}); analysed what could be decompressed`,
       );
     }
-    if (bundleUsed) continue;
-    if (stats.bytes === 0) a.warn(`${label} is empty`);
+    if (stats.stopped) {
+      warn(
+        `${label}: stopped reading after ${(stats.bytes / 1048576).toFixed(1)} MiB: ${stats.stopped} is not a text kernel log; analysed what came before`,
+      );
+    }
+    if (stats.bytes === 0) warn(`${label} is empty`);
     if (stats.binary)
-      a.warn(`${label} contains binary data (NUL bytes): is it really a text kernel log?`);
+      warn(`${label} contains binary data (NUL bytes): is it really a text kernel log?`);
     if (stats.badUtf8)
-      a.warn(`${label} contains bytes that are not valid UTF-8; they were replaced with U+FFFD`);
+      warn(`${label} contains bytes that are not valid UTF-8; they were replaced with U+FFFD`);
     if (stats.longLines > 0) {
-      a.warn(
+      warn(
         `${label}: ${stats.longLines} line(s) longer than ${MAX_LINE_BYTES} bytes were truncated`,
       );
     }
+    if (io.signal?.aborted) break;
   }
   if (showProgress) io.stderr!.write('\r\u001b[K');
-  const result = a.finish();
-  if (extra.length > 0) {
-    const { rankOffenders, summarize } = await import('./rank.js');
-    result.events = [...extra, ...result.events];
-    result.offenders = rankOffenders(result.events);
-    result.summary = summarize(result.events, result.offenders, result.summary.lines);
-  }
-  return result;
+  const end = a.finish();
+  for (const w of end.warnings) warn(w);
+  return { offenders: tally.offenders(), summary: tally.summary(end.lines), warnings };
+}
+
+/**
+ * Analyzes files (or '-' for stdin) into one result holding every event: for tests, the
+ * library and inputs of known size (memory grows with the events; `analyze` streams instead).
+ */
+export async function analyzeFiles(
+  inputs: string[] | '-',
+  io: AnalyzeFilesIo,
+  options: AnalyzeFilesOptions = {},
+): Promise<AnalysisResult> {
+  const events: XrunEvent[] = [];
+  const r = await streamAnalyzeFiles(inputs, io, { ...options, onEvent: (e) => events.push(e) });
+  return { events, ...r };
 }

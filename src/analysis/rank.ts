@@ -7,67 +7,111 @@ import type { AnalysisSummary, OffenderRank, XrunEvent } from './types.js';
 // Example lines kept per offender: enough to find the dumps, small in JSON.
 const MAX_EXAMPLES = 10;
 
+interface OffenderGroup {
+  function: string;
+  module: string | null;
+  count: number;
+  sigs: Map<string, number>;
+  lines: number[];
+  sources: string[];
+}
+
+/**
+ * Counts events one at a time into offender groups and summary counts, holding only
+ * per-offender state (never the events): what lets `analyze` rank any number of events
+ * in bounded memory while it streams them out.
+ */
+export interface OffenderTally {
+  add(ev: XrunEvent): void;
+  /** Events added so far. */
+  readonly events: number;
+  /** The ranking of everything added so far (share of all added events). */
+  offenders(): OffenderRank[];
+  /** Per-kind / per-class counts of everything added so far. */
+  summary(lines: number): AnalysisSummary;
+}
+
+/** Creates an empty tally (see OffenderTally). */
+export function createOffenderTally(): OffenderTally {
+  const groups = new Map<string, OffenderGroup>();
+  const byKind: AnalysisSummary['byKind'] = { xrun: 0, hw_ptr_error: 0, invalid_position: 0 };
+  const byClass: AnalysisSummary['byClass'] = { kernel: 0, idle: 0, user: 0, none: 0 };
+  let total = 0;
+  const ranks = (): OffenderRank[] => {
+    const out: OffenderRank[] = [];
+    for (const g of groups.values()) {
+      const sigs = [...g.sigs.entries()].sort(
+        (a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0),
+      );
+      const rank: OffenderRank = {
+        function: g.function,
+        module: g.module,
+        signature: sigs[0]![0],
+        count: g.count,
+        share: total > 0 ? g.count / total : 0,
+        signatures: sigs.length,
+        lines: [...g.lines],
+      };
+      if (g.sources.some((s) => s !== '')) rank.sources = [...g.sources];
+      out.push(rank);
+    }
+    out.sort(
+      (a, b) =>
+        b.count - a.count ||
+        (a.function < b.function ? -1 : a.function > b.function ? 1 : 0) ||
+        (a.module ?? '').localeCompare(b.module ?? ''),
+    );
+    return out;
+  };
+  return {
+    add(ev: XrunEvent): void {
+      total++;
+      byKind[ev.kind]++;
+      byClass[ev.offender.class]++;
+      const o = ev.offender;
+      if (o.class !== 'kernel' || o.function === null) return;
+      const key = `${o.function}\u0000${o.module ?? ''}`;
+      let g = groups.get(key);
+      if (!g) {
+        g = {
+          function: o.function,
+          module: o.module,
+          count: 0,
+          sigs: new Map(),
+          lines: [],
+          sources: [],
+        };
+        groups.set(key, g);
+      }
+      g.count++;
+      g.sigs.set(o.signature, (g.sigs.get(o.signature) ?? 0) + 1);
+      if (g.lines.length < MAX_EXAMPLES) {
+        g.lines.push(ev.line);
+        g.sources.push(ev.source ?? '');
+      }
+    },
+    get events() {
+      return total;
+    },
+    offenders: ranks,
+    summary(lines: number): AnalysisSummary {
+      return {
+        events: total,
+        byKind: { ...byKind },
+        byClass: { ...byClass },
+        offenders: groups.size,
+        lines,
+        rulesVersion: RULES_VERSION,
+      };
+    },
+  };
+}
+
 /** Ranks kernel offenders; callable on merged events (sessions, aggregation). */
 export function rankOffenders(events: readonly XrunEvent[]): OffenderRank[] {
-  const total = events.length;
-  const groups = new Map<
-    string,
-    {
-      function: string;
-      module: string | null;
-      count: number;
-      sigs: Map<string, number>;
-      lines: number[];
-      sources: string[];
-    }
-  >();
-  for (const ev of events) {
-    const o = ev.offender;
-    if (o.class !== 'kernel' || o.function === null) continue;
-    const key = `${o.function}\u0000${o.module ?? ''}`;
-    let g = groups.get(key);
-    if (!g) {
-      g = {
-        function: o.function,
-        module: o.module,
-        count: 0,
-        sigs: new Map(),
-        lines: [],
-        sources: [],
-      };
-      groups.set(key, g);
-    }
-    g.count++;
-    g.sigs.set(o.signature, (g.sigs.get(o.signature) ?? 0) + 1);
-    if (g.lines.length < MAX_EXAMPLES) {
-      g.lines.push(ev.line);
-      g.sources.push(ev.source ?? '');
-    }
-  }
-  const out: OffenderRank[] = [];
-  for (const g of groups.values()) {
-    const sigs = [...g.sigs.entries()].sort(
-      (a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0),
-    );
-    const rank: OffenderRank = {
-      function: g.function,
-      module: g.module,
-      signature: sigs[0]![0],
-      count: g.count,
-      share: total > 0 ? g.count / total : 0,
-      signatures: sigs.length,
-      lines: g.lines,
-    };
-    if (g.sources.some((s) => s !== '')) rank.sources = g.sources;
-    out.push(rank);
-  }
-  out.sort(
-    (a, b) =>
-      b.count - a.count ||
-      (a.function < b.function ? -1 : a.function > b.function ? 1 : 0) ||
-      (a.module ?? '').localeCompare(b.module ?? ''),
-  );
-  return out;
+  const tally = createOffenderTally();
+  for (const ev of events) tally.add(ev);
+  return tally.offenders();
 }
 
 /** Per-kind and per-class counts for the report header and `--json` summary. */

@@ -1,6 +1,6 @@
 // Human reports of an analysis: plain text (terminal) and markdown (bug reports). The
 // conclusion comes first in plain language; "the CPU was idle" is an answer too.
-import type { AnalysisResult, Frame, OffenderRank, XrunEvent } from './types.js';
+import type { AnalysisResult, Frame, OffenderRank, StreamedAnalysis, XrunEvent } from './types.js';
 
 export interface ReportOptions {
   /** Offenders shown in the ranking (default 10). */
@@ -10,7 +10,7 @@ export interface ReportOptions {
 }
 
 // Events printed with their stacks unless --verbose: enough to read, short enough to scroll.
-const DEFAULT_EVENTS_SHOWN = 20;
+export const DEFAULT_EVENTS_SHOWN = 20;
 
 const pct = (x: number): string => `${(x * 100).toFixed(x >= 0.1 || x === 0 ? 0 : 1)}%`;
 const plural = (n: number, word: string, many = `${word}s`): string =>
@@ -20,7 +20,7 @@ function offenderName(o: { function: string; module: string | null }): string {
   return o.module ? `${o.function} [${o.module}]` : o.function;
 }
 
-function kindPhrase(r: AnalysisResult): string {
+function kindPhrase(r: StreamedAnalysis): string {
   const k = r.summary.byKind;
   const parts: string[] = [];
   if (k.xrun) parts.push(plural(k.xrun, 'XRUN'));
@@ -40,7 +40,7 @@ function describeSignature(o: OffenderRank): string {
 }
 
 /** The one-paragraph plain-language conclusion. */
-export function conclusion(r: AnalysisResult): string {
+export function conclusion(r: StreamedAnalysis): string {
   const n = r.summary.events;
   if (n === 0) {
     return 'No XRUN, hw-pointer or invalid-position reports were found in the input. If you expected some, check that xrun_debug was enabled (bit 0 for messages, bit 1 for stacks: `echo 3 > /proc/asound/card0/pcm0p/xrun_debug`) and that the log kept KERN_DEBUG/KERN_WARNING messages.';
@@ -121,9 +121,43 @@ function stackLines(e: XrunEvent): string[] {
   );
 }
 
-/** Plain-text report: conclusion, ranking, then each event with its normalised stack. */
-export function renderTextReport(r: AnalysisResult, opts: ReportOptions = {}): string {
+export type HumanFormat = 'text' | 'markdown';
+
+/**
+ * The report before its event list (conclusion, ranking, counts, warnings): known only at
+ * the end of the input, while the events may already have been spooled. Ends with a newline.
+ */
+export function renderReportHead(
+  r: StreamedAnalysis,
+  format: HumanFormat,
+  opts: ReportOptions = {},
+): string {
   const top = opts.top ?? 10;
+  const c = r.summary.byClass;
+  if (format === 'markdown') {
+    const out: string[] = ['## xrunhunt analysis', '', conclusion(r), ''];
+    if (r.offenders.length > 0) {
+      out.push(
+        '### Offenders',
+        '',
+        '| # | count | share | function | signature | lines |',
+        '|---:|---:|---:|---|---|---|',
+      );
+      r.offenders.slice(0, top).forEach((o, i) => {
+        out.push(
+          `| ${i + 1} | ${o.count} | ${pct(o.share)} | \`${offenderName(o)}\` | \`${o.signature}\` | ${o.lines.slice(0, 5).join(', ')} |`,
+        );
+      });
+      out.push('');
+    }
+    out.push(
+      `Classes: kernel ${c.kernel}, idle ${c.idle}, user ${c.user}, none ${c.none}. Rules version ${r.summary.rulesVersion}.`,
+      '',
+    );
+    if (r.warnings.length > 0) out.push('### Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
+    if (r.summary.events > 0) out.push('### Events', '');
+    return out.join('\n') + '\n';
+  }
   const out: string[] = [wrap(conclusion(r)), ''];
   if (r.offenders.length > 0) {
     out.push('Offenders (interrupted kernel code, most frequent first)');
@@ -142,7 +176,6 @@ export function renderTextReport(r: AnalysisResult, opts: ReportOptions = {}): s
       out.push(`  … ${r.offenders.length - rows.length} more (--top N)`);
     out.push('');
   }
-  const c = r.summary.byClass;
   const k = r.summary.byKind;
   out.push(
     `Classes: kernel ${c.kernel}, idle ${c.idle}, user ${c.user}, none ${c.none}   Kinds: xrun ${k.xrun}, hw_ptr_error ${k.hw_ptr_error}, invalid_position ${k.invalid_position}`,
@@ -151,57 +184,45 @@ export function renderTextReport(r: AnalysisResult, opts: ReportOptions = {}): s
     out.push('', 'Warnings:');
     for (const w of r.warnings) out.push(`  - ${w}`);
   }
-  if (r.events.length > 0) {
-    const shown = opts.verbose ? r.events : r.events.slice(0, DEFAULT_EVENTS_SHOWN);
-    out.push('', 'Events (>> marks the offender frame)');
-    for (const e of shown) {
-      out.push('', `  ${eventTitle(e)}`);
-      out.push(`     ${e.header}`);
-      if (e.offender.reason) out.push(`     why: ${e.offender.reason}`);
-      for (const l of stackLines(e)) out.push(`   ${l}`);
-    }
-    if (shown.length < r.events.length)
-      out.push('', `  … ${r.events.length - shown.length} more events (--verbose shows all)`);
-  }
+  if (r.summary.events > 0) out.push('', 'Events (>> marks the offender frame)');
   return out.join('\n') + '\n';
+}
+
+/** One event of the report's event list, with its stack; ends with a newline. */
+export function renderReportEvent(e: XrunEvent, format: HumanFormat): string {
+  if (format === 'markdown') {
+    const out = [`- ${eventTitle(e).replace(/\s+→/, ' →')}`];
+    if (e.frames.length > 0)
+      out.push('', '  ```', ...stackLines(e).map((l) => `  ${l}`), '  ```', '');
+    return out.join('\n') + '\n';
+  }
+  const out = ['', `  ${eventTitle(e)}`, `     ${e.header}`];
+  if (e.offender.reason) out.push(`     why: ${e.offender.reason}`);
+  for (const l of stackLines(e)) out.push(`   ${l}`);
+  return out.join('\n') + '\n';
+}
+
+/** The line after a shortened event list; empty when every event was listed. */
+export function renderReportTail(listed: number, total: number, format: HumanFormat): string {
+  if (listed >= total) return '';
+  return format === 'markdown'
+    ? `\n… ${total - listed} more events.\n`
+    : `\n  … ${total - listed} more events (--verbose shows all)\n`;
+}
+
+function renderWhole(r: AnalysisResult, format: HumanFormat, opts: ReportOptions): string {
+  const shown = opts.verbose ? r.events : r.events.slice(0, DEFAULT_EVENTS_SHOWN);
+  let s = renderReportHead(r, format, opts);
+  for (const e of shown) s += renderReportEvent(e, format);
+  return s + renderReportTail(shown.length, r.events.length, format);
+}
+
+/** Plain-text report: conclusion, ranking, then each event with its normalised stack. */
+export function renderTextReport(r: AnalysisResult, opts: ReportOptions = {}): string {
+  return renderWhole(r, 'text', opts);
 }
 
 /** Markdown report for pasting into a bug report. */
 export function renderMarkdownReport(r: AnalysisResult, opts: ReportOptions = {}): string {
-  const top = opts.top ?? 10;
-  const out: string[] = ['## xrunhunt analysis', '', conclusion(r), ''];
-  if (r.offenders.length > 0) {
-    out.push(
-      '### Offenders',
-      '',
-      '| # | count | share | function | signature | lines |',
-      '|---:|---:|---:|---|---|---|',
-    );
-    r.offenders.slice(0, top).forEach((o, i) => {
-      out.push(
-        `| ${i + 1} | ${o.count} | ${pct(o.share)} | \`${offenderName(o)}\` | \`${o.signature}\` | ${o.lines.slice(0, 5).join(', ')} |`,
-      );
-    });
-    out.push('');
-  }
-  const c = r.summary.byClass;
-  out.push(
-    `Classes: kernel ${c.kernel}, idle ${c.idle}, user ${c.user}, none ${c.none}. Rules version ${r.summary.rulesVersion}.`,
-    '',
-  );
-  if (r.warnings.length > 0) {
-    out.push('### Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
-  }
-  if (r.events.length > 0) {
-    out.push('### Events', '');
-    const shown = opts.verbose ? r.events : r.events.slice(0, DEFAULT_EVENTS_SHOWN);
-    for (const e of shown) {
-      out.push(`- ${eventTitle(e).replace(/\s+→/, ' →')}`);
-      if (e.frames.length > 0)
-        out.push('', '  ```', ...stackLines(e).map((l) => `  ${l}`), '  ```', '');
-    }
-    if (shown.length < r.events.length)
-      out.push('', `… ${r.events.length - shown.length} more events.`);
-  }
-  return out.join('\n') + '\n';
+  return renderWhole(r, 'markdown', opts);
 }

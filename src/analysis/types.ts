@@ -85,3 +85,10 @@ export interface AnalysisResult {
   summary: AnalysisSummary;
   warnings: string[];
 }
+
+/** An analysis whose events were handed on one by one (streamed): the ranking and counts. */
+export interface StreamedAnalysis {
+  offenders: OffenderRank[];
+  summary: AnalysisSummary;
+  warnings: string[];
+}

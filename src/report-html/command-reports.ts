@@ -7,6 +7,7 @@ import type { FleetRanking } from '../bundle/store.js';
 import type { SessionEvent } from '../session/events.js';
 import type { SessionReport } from '../session/report-model.js';
 import { runViewFromAnalysis } from './from-analysis.js';
+import type { RunView } from './report-view.js';
 import { runViewFromBundle } from './from-bundle.js';
 import { fleetViewFromRanking } from './from-fleet.js';
 import { runViewFromSessionReport, type GrantedStream } from './from-session-report.js';
@@ -70,6 +71,25 @@ export async function writeAnalyzeHtml(
       title: `xrunhunt analysis: ${inputs.length === 1 ? inputs[0] : `${inputs.length} logs`}`,
       generatedAt: (meta.now ?? new Date()).toISOString(),
       run: runViewFromAnalysis(result, inputs),
+    },
+    meta.toolVersion ?? toolVersion(),
+  );
+}
+
+/** `analyze --html FILE` from a view built while the logs streamed (createAnalysisViewCollector). */
+export async function writeAnalyzeHtmlView(
+  path: string,
+  run: RunView,
+  inputs: readonly string[],
+  meta: HtmlReportMeta = {},
+): Promise<number> {
+  return writeHtmlReport(
+    path,
+    {
+      kind: 'analyze',
+      title: `xrunhunt analysis: ${inputs.length === 1 ? inputs[0] : `${inputs.length} logs`}`,
+      generatedAt: (meta.now ?? new Date()).toISOString(),
+      run,
     },
     meta.toolVersion ?? toolVersion(),
   );

@@ -13,6 +13,7 @@ export type {
 export {
   writeSessionHtml,
   writeAnalyzeHtml,
+  writeAnalyzeHtmlView,
   writeCompareHtml,
   writeAggregateHtml,
   grantedStream,
@@ -22,7 +23,7 @@ export {
 } from './command-reports.js';
 export { runViewFromBundle } from './from-bundle.js';
 export { runViewFromSessionReport, type GrantedStream } from './from-session-report.js';
-export { runViewFromAnalysis } from './from-analysis.js';
+export { runViewFromAnalysis, createAnalysisViewCollector } from './from-analysis.js';
 export { fleetViewFromRanking } from './from-fleet.js';
 export { renderReportHtml } from './render-report.js';
-export { writeHtmlReport } from './write-report.js';
+export { writeHtmlReport, checkReportTarget } from './write-report.js';

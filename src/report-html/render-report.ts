@@ -39,7 +39,7 @@ function runBody(run: RunView): string[] {
     offenderChart([run]),
     classLine(run),
     played ? throughputChart([run]) : '',
-    el('h2', {}, text(`Kernel events (${run.events.length})`)),
+    el('h2', {}, text(`Kernel events (${run.eventsTotal ?? run.events.length})`)),
     renderEvents(run, true),
   ];
 }

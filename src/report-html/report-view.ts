@@ -84,6 +84,20 @@ export interface RunView {
   /** Share of events per offender class (kernel / idle / user / none), counts. */
   classCounts: Record<string, number>;
   events: EventView[];
+  /** All events of the run when `events` lists only the first of them (analyze of big logs). */
+  eventsTotal?: number;
+  /** A log's event times for its timeline, thinned to a bounded sample (analyze only). */
+  logTimeline?: LogTimelineSample;
+}
+
+/** Kernel-clock times of a log's events: every `every`-th of `timed` events with a time. */
+export interface LogTimelineSample {
+  /** Seconds since boot, in log order. */
+  timesS: number[];
+  every: number;
+  timed: number;
+  /** All events came from one input (separate boots' clocks do not share a timeline). */
+  oneInput: boolean;
 }
 
 /** A fleet ranking row (aggregate). */

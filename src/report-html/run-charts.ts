@@ -3,7 +3,7 @@
 import { renderBarChart } from './charts/bar-chart.js';
 import { renderHistogramChart } from './charts/histogram-chart.js';
 import { renderTimelineChart } from './charts/timeline-chart.js';
-import type { OffenderView, RunView } from './report-view.js';
+import type { LogTimelineSample, OffenderView, RunView } from './report-view.js';
 
 /** Offenders shown in the bar chart; the rest are summed into the list below it. */
 export const MAX_OFFENDER_BARS = 15;
@@ -11,17 +11,39 @@ export const MAX_OFFENDER_BARS = 15;
 /**
  * A log's XRUN events over its kernel clock, from the first event: when they came, and in
  * bursts or steadily. Only for one input with timestamps (separate boots' clocks differ).
+ * Big logs arrive thinned (every n-th event time, see from-analysis.ts): each drawn point
+ * then stands for n events, and the curve still ends at the total.
  */
 export function logTimelineChart(run: RunView): string {
-  const times = run.events.flatMap((e) => (e.kernelTime === null ? [] : [e.kernelTime]));
-  const sources = new Set(run.events.map((e) => e.source));
-  if (times.length < 2 || sources.size > 1) return '';
-  const t0 = Math.min(...times);
+  const sample =
+    run.logTimeline ??
+    ({
+      timesS: run.events.flatMap((e) => (e.kernelTime === null ? [] : [e.kernelTime])),
+      every: 1,
+      timed: run.events.filter((e) => e.kernelTime !== null).length,
+      oneInput: new Set(run.events.map((e) => e.source)).size <= 1,
+    } satisfies LogTimelineSample);
+  const times = [...sample.timesS].sort((a, b) => a - b);
+  if (times.length < 2 || !sample.oneInput) return '';
+  // Loops, not Math.min(...times): spreading 100 000 arguments overflows the stack.
+  const t0 = times[0]!;
   const ms = times.map((t) => (t - t0) * 1000);
+  const counts = ms.map((_, i) => Math.min(sample.timed, i * sample.every + 1));
+  counts[counts.length - 1] = sample.timed;
+  const thinned = sample.every > 1 ? `; one point per ${sample.every} events` : '';
   return renderTimelineChart(
-    [{ name: run.label, phases: [], xrunsMs: ms, kernelEventsMs: [], durationMs: Math.max(...ms) }],
+    [
+      {
+        name: run.label,
+        phases: [],
+        xrunsMs: ms,
+        xrunCounts: counts,
+        kernelEventsMs: [],
+        durationMs: ms[ms.length - 1]!,
+      },
+    ],
     {
-      title: `XRUN events over the kernel clock (seconds after the first, at ${t0.toFixed(3)} s)`,
+      title: `XRUN events over the kernel clock (seconds after the first, at ${t0.toFixed(3)} s${thinned})`,
       pointLabel: 'event',
     },
   );

@@ -137,6 +137,7 @@ export function renderEvents(run: RunView, withToolbar: boolean): string {
     return el('p', { class: 'empty' }, text('No kernel XRUN events were captured.'));
   }
   const shown = run.events.slice(0, MAX_LISTED_EVENTS);
+  const total = run.eventsTotal ?? run.events.length;
   return [
     withToolbar
       ? el(
@@ -153,12 +154,8 @@ export function renderEvents(run: RunView, withToolbar: boolean): string {
         )
       : '',
     ...shown.map((e, i) => renderEvent(e, i + 1)),
-    run.events.length > shown.length
-      ? el(
-          'p',
-          { class: 'empty' },
-          text(`${run.events.length - shown.length} more events not listed.`),
-        )
+    total > shown.length
+      ? el('p', { class: 'empty' }, text(`${total - shown.length} more events not listed.`))
       : '',
   ].join('');
 }

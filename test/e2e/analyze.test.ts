@@ -1,11 +1,20 @@
 // End-to-end: the real CLI on real fixture logs, stdin, gzip and bad inputs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { repoRoot, runCli } from '../helpers/cli.js';
+import { cliCommand, repoRoot, runCli } from '../helpers/cli.js';
 
 const fx = (name: string): string => join(repoRoot, 'test/fixtures/kernel-logs', name);
 const LAB = 'lab-6.1-x86_64-shapes-dmesg.txt';
@@ -133,7 +142,7 @@ test('gzip by magic bytes, several inputs get a source', async () => {
 test('bad inputs: missing file, directory, empty, binary, invalid UTF-8, 10 MB line', async () => {
   const missing = await runCli(['analyze', join(tmp, 'nope.log')]);
   assert.equal(missing.code, 1);
-  assert.match(missing.stderr, /error: cannot read .*nope\.log: no such file/);
+  assert.match(missing.stderr, /error: .*nope\.log: no such file/);
   assert.doesNotMatch(missing.stderr, /\n\s+at /, 'no stack trace');
 
   const dir = await runCli(['analyze', tmp]);
@@ -202,4 +211,239 @@ test('bundles as input: events re-classified with the current rules; newer forma
   assert.equal(f.code, 1);
   assert.match(f.stderr, /newer xrunhunt \(formatVersion 7\)/);
   assert.doesNotMatch(f.stderr, /cannot read/);
+});
+
+const noStack = (stderr: string): void => assert.doesNotMatch(stderr, /\n\s+at /, 'no stack trace');
+
+test('named devices and FIFOs are refused before anything is read; stdin from /dev/zero stops', async () => {
+  const zero = await runCli(['analyze', '/dev/zero'], { timeoutMs: 20_000 });
+  assert.equal(zero.code, 1, zero.stderr);
+  assert.match(
+    zero.stderr,
+    /\/dev\/zero: expected a kernel log \(a regular file\), found a character device/,
+  );
+  assert.match(zero.stderr, /head -c 64M/);
+  noStack(zero.stderr);
+
+  // /proc/kmsg looks like a regular file but blocks until the kernel prints.
+  const kmsg = await runCli(['analyze', '/proc/kmsg'], { timeoutMs: 20_000 });
+  assert.equal(kmsg.code, 1, kmsg.stderr);
+  assert.match(kmsg.stderr, /\/proc\/kmsg: .*found a file of the kernel's proc file system/);
+  assert.match(kmsg.stderr, /dmesg \| xrunhunt analyze -/);
+
+  const fifo = join(tmp, 'fifo');
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0);
+  // No writer: opening it would block forever.
+  const f = await runCli(['analyze', fifo, '--json'], { timeoutMs: 20_000 });
+  assert.equal(f.code, 1, f.stderr);
+  assert.match(f.stderr, /found a named pipe \(FIFO\); nothing was read from it/);
+  assert.equal(f.stdout, '');
+
+  // Standard input stays allowed; an endless NUL stream is stopped with a warning.
+  const [cmd, ...pre] = cliCommand();
+  const fd = openSync('/dev/zero', 'r');
+  try {
+    const r = spawnSync(cmd!, [...pre, 'analyze', '-', '--json'], {
+      cwd: repoRoot,
+      stdio: [fd, 'pipe', 'pipe'],
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    assert.equal(r.status, 0, r.stderr);
+    const j = JSON.parse(r.stdout) as Json;
+    assert.equal(j.events.length, 0);
+    assert.ok(
+      j.warnings.some((w) => /standard input: stopped reading after .* NUL bytes/.test(w)),
+      JSON.stringify(j.warnings),
+    );
+  } finally {
+    closeSync(fd);
+  }
+});
+
+test('damaged bundles are refused with the reason, like aggregate refuses them', async () => {
+  const good = readFileSync(join(repoRoot, 'test/fixtures/bundles/session-ext4-writeback.json'));
+  const cases: [string, Buffer, RegExp][] = [
+    ['bom.json', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), good]), /byte-order mark/],
+    ['cut.json', good.subarray(0, Math.floor(good.length / 2)), /not valid JSON/],
+    ['trailing.json', Buffer.concat([good, Buffer.from('\n}garbage\n')]), /not valid JSON/],
+    [
+      'bom.json.gz',
+      gzipSync(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), good])),
+      /byte-order mark/,
+    ],
+    ['trailing.json.gz', gzipSync(Buffer.concat([good, Buffer.from('}}')])), /not valid JSON/],
+    [
+      'cut.json.gz',
+      (() => {
+        const z = gzipSync(good);
+        return z.subarray(0, Math.floor(z.length * 0.7));
+      })(),
+      /the gzip data is truncated/,
+    ],
+  ];
+  for (const [name, bytes, why] of cases) {
+    const file = join(tmp, name);
+    writeFileSync(file, bytes);
+    const r = await runCli(['analyze', file, '--json']);
+    assert.equal(r.code, 1, `${name}: ${r.stderr}`);
+    assert.match(r.stderr, new RegExp(`bundle .*${name.replace(/\./g, '\\.')}`), name);
+    assert.match(r.stderr, why, name);
+    assert.doesNotMatch(r.stderr, /No XRUN/);
+    noStack(r.stderr);
+  }
+  // The undamaged bundle still reads.
+  const ok = await runCli([
+    'analyze',
+    join(repoRoot, 'test/fixtures/bundles/session-ext4-writeback.json'),
+  ]);
+  assert.equal(ok.code, 2, ok.stderr);
+});
+
+const canDropPrivileges =
+  process.getuid?.() === 0 &&
+  spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'true']).status ===
+    0;
+
+test(
+  'an unreadable file in a readable folder is a permission error, not a stack trace',
+  { skip: canDropPrivileges ? false : 'needs root and setpriv to run the CLI as nobody' },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'xrunhunt-analyze-eacces-'));
+    try {
+      chmodSync(dir, 0o755);
+      const file = join(dir, 'kern.log');
+      writeFileSync(file, readFileSync(fx(LAB)));
+      chmodSync(file, 0o000);
+      const [cmd, ...pre] = cliCommand();
+      const r = spawnSync(
+        'setpriv',
+        [
+          '--reuid=nobody',
+          '--regid=nogroup',
+          '--clear-groups',
+          'env',
+          'HOME=/nonexistent',
+          cmd!,
+          ...pre,
+          'analyze',
+          file,
+        ],
+        { cwd: repoRoot, encoding: 'utf8', timeout: 60_000 },
+      );
+      assert.equal(r.status, 1, r.stderr);
+      assert.match(r.stderr, /cannot read .*kern\.log: permission denied/);
+      assert.match(r.stderr, /sudo cat FILE \| xrunhunt analyze -/);
+      noStack(r.stderr);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);
+
+test('a log rotated inside a dump, named in either order, keeps the frames of the cut event', async () => {
+  const text = readFileSync(fx(LAB), 'utf8');
+  const lines = text.split('\n');
+  const whole = JSON.parse((await runCli(['analyze', fx(LAB), '--json'])).stdout) as Json;
+  // Cut in the middle of the second event's stack.
+  const second = whole.events[1]!;
+  assert.ok(second.frames.length > 8);
+  const cut = second.line + 8;
+  const dir = mkdtempSync(join(tmp, 'rotated-'));
+  writeFileSync(join(dir, 'kern.log.1'), lines.slice(0, cut).join('\n') + '\n');
+  writeFileSync(join(dir, 'kern.log'), lines.slice(cut).join('\n'));
+  const r = await runCli(['analyze', join(dir, 'kern.log'), join(dir, 'kern.log.1'), '--json']);
+  assert.equal(r.code, 2, r.stderr);
+  const j = JSON.parse(r.stdout) as Json;
+  assert.deepEqual(
+    j.events.map((e) => [e.source, e.line, e.frames.length, e.offender.function]),
+    whole.events.map((e) =>
+      e.line <= cut
+        ? ['kern.log.1', e.line, e.frames.length, e.offender.function]
+        : ['kern.log', e.line - cut, e.frames.length, e.offender.function],
+    ),
+  );
+  assert.deepEqual(
+    j.offenders.map((o) => [o.function, o.count]),
+    whole.offenders.map((o) => [o.function, o.count]),
+  );
+});
+
+test('a CR-only log reads like its LF original', async () => {
+  const file = join(tmp, 'cr-only.log');
+  writeFileSync(file, readFileSync(fx(LAB), 'utf8').replace(/\n/g, '\r'));
+  const r = await runCli(['analyze', file, '--json']);
+  assert.equal(r.code, 2, r.stderr);
+  const j = JSON.parse(r.stdout) as Json;
+  const whole = JSON.parse((await runCli(['analyze', fx(LAB), '--json'])).stdout) as Json;
+  assert.deepEqual(j.events, whole.events);
+});
+
+test('--html into /proc says what is wrong before analysing; a folder that does not exist too', async () => {
+  const p = await runCli(['analyze', fx(LAB), '--html', '/proc/version']);
+  assert.equal(p.code, 1, p.stderr);
+  assert.match(
+    p.stderr,
+    /cannot write the HTML report to \/proc\/version: \/proc is on the kernel's proc file system/,
+  );
+  assert.doesNotMatch(p.stderr, /does not exist/);
+  assert.equal(p.stdout, '', 'refused before any report was printed');
+  const m = await runCli(['analyze', fx(LAB), '--html', join(tmp, 'no-such-dir', 'r.html')]);
+  assert.equal(m.code, 1);
+  assert.match(m.stderr, /its folder .*no-such-dir does not exist/);
+  noStack(m.stderr);
+});
+
+test('many events: --json streams a valid document, --verbose lists every event', async () => {
+  const n = 3000;
+  let log = '';
+  const dump = readFileSync(fx('lab-6.1-x86_64-io-load-ext4-writeback-kernel.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('['))
+    .join('\n');
+  for (let i = 0; i < n; i++) log += `${dump}\n`;
+  const file = join(tmp, 'many.log');
+  writeFileSync(file, log);
+  const j = await runCli(['analyze', file, '--json'], { timeoutMs: 120_000 });
+  assert.equal(j.code, 2, j.stderr);
+  const doc = JSON.parse(j.stdout) as Json;
+  assert.equal(doc.events.length, n);
+  assert.equal(doc.summary.events, n);
+  assert.ok(
+    doc.events.every((e) => e.frames.length > 10),
+    'every event keeps its frames',
+  );
+  assert.equal(doc.offenders[0]!.function, 'ext4_finish_bio');
+  assert.equal(doc.offenders[0]!.count, n);
+  const v = await runCli(['analyze', file, '--verbose'], { timeoutMs: 120_000 });
+  assert.equal(v.code, 2, v.stderr);
+  assert.equal(v.stdout.match(/^ +>> /gm)?.length, n, 'one offender mark per event');
+  assert.doesNotMatch(v.stdout, /more events/);
+  const t = await runCli(['analyze', file]);
+  assert.equal(t.stdout.match(/^ +>> /gm)?.length, 20);
+  assert.match(t.stdout, new RegExp(`… ${n - 20} more events \\(--verbose shows all\\)`));
+});
+
+test('a reader that goes away early (| head) ends analyze quietly, in every format', async () => {
+  const dump = readFileSync(fx('lab-6.1-x86_64-io-load-ext4-writeback-kernel.txt'), 'utf8')
+    .split('\n')
+    .filter((l) => l.startsWith('['))
+    .join('\n');
+  const file = join(tmp, 'head.log');
+  writeFileSync(file, `${dump}\n`.repeat(3000));
+  const cli = cliCommand()
+    .map((a) => `'${a}'`)
+    .join(' ');
+  for (const extra of ['--json', '--verbose', '--format markdown --verbose']) {
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `${cli} analyze '${file}' ${extra} | head -c 200 >/dev/null; echo "rc=\${PIPESTATUS[0]}"`,
+      ],
+      { cwd: repoRoot, encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.match(r.stdout, /rc=2/, `${extra}: ${r.stderr}`);
+    assert.doesNotMatch(r.stderr, /EPIPE|Unhandled|\n\s+at /, extra);
+  }
 });

@@ -2,35 +2,15 @@
 // ftrace) → XRUN events → ranked offenders. Exit 0: no events; 2: events found; 1: error.
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
-import { writeJson } from '../output.js';
 import { UsageError } from '../../errors.js';
-import { analyzeFiles, type BundleInputHandler } from '../../analysis/analyze-files.js';
+import type { BundleInputHandler } from '../../analysis/analyze-files.js';
 import { analyzeText } from '../../analysis/analyzer.js';
 import type { XrunEvent } from '../../analysis/types.js';
 import { parseBundleBytes } from '../../bundle/read.js';
 import { bundleFramesToLog } from '../../bundle/frame-text.js';
-import { renderMarkdownReport, renderTextReport } from '../../analysis/report.js';
-import type { AnalysisResult } from '../../analysis/types.js';
+import { writeAnalyzeReport } from '../../analysis/stream-report.js';
 
-/** The `--json` document: the result with the stable top-level keys first. */
-export function analysisJson(r: AnalysisResult): unknown {
-  return {
-    events: r.events.map((e) => ({
-      kind: e.kind,
-      pcm: e.pcm,
-      line: e.line,
-      ...(e.time !== undefined ? { time: e.time } : {}),
-      ...(e.source !== undefined ? { source: e.source } : {}),
-      header: e.header,
-      offender: e.offender,
-      ...(e.offenderIndex !== undefined ? { offenderIndex: e.offenderIndex } : {}),
-      frames: e.frames,
-    })),
-    offenders: r.offenders,
-    summary: r.summary,
-    warnings: r.warnings,
-  };
-}
+export { analysisJson } from '../../analysis/json-report.js';
 
 /**
  * Bundles as input: their events are re-classified with the current rules (frames read back
@@ -129,36 +109,34 @@ is not a terminal. Exit status: 0 no events, 2 events found, 1 error.`,
         },
       );
     }
-    const result = await analyzeFiles(
+    const htmlPath = ctx.values.html !== undefined ? resolve(ctx.io.cwd, ctx.values.html) : null;
+    const html = htmlPath === null ? null : await import('../../report-html/index.js');
+    // A bad --html path is refused before the (possibly long) analysis.
+    if (html && htmlPath) html.checkReportTarget(htmlPath);
+    const collector = html ? html.createAnalysisViewCollector() : null;
+    const result = await writeAnalyzeReport(
       files.length === 0 ? '-' : files,
       {
         stdin: ctx.io.stdin,
+        stdout: ctx.io.stdout,
         stderr: ctx.io.stderr,
         progress: ctx.io.stderrIsTTY,
         signal: ctx.signal,
       },
-      { bundleHandler: bundleInput },
+      {
+        format: format === 'md' ? 'markdown' : (format as 'text' | 'markdown' | 'json'),
+        ...(top ? { top } : {}),
+        verbose: ctx.values.verbose,
+        bundleHandler: bundleInput,
+        ...(collector ? { onEvent: (ev: XrunEvent) => collector.add(ev) } : {}),
+      },
     );
-    if (ctx.values.html !== undefined) {
-      const { writeAnalyzeHtml } = await import('../../report-html/index.js');
-      await writeAnalyzeHtml(
-        resolve(ctx.io.cwd, ctx.values.html),
-        result,
-        files.length ? files : ['standard input'],
-      );
-    }
-    if (format === 'json') writeJson(ctx.io.stdout, analysisJson(result));
-    else if (format === 'markdown' || format === 'md') {
-      ctx.io.stdout.write(
-        renderMarkdownReport(result, { ...(top ? { top } : {}), verbose: ctx.values.verbose }),
-      );
-    } else {
-      ctx.io.stdout.write(
-        renderTextReport(result, { ...(top ? { top } : {}), verbose: ctx.values.verbose }),
-      );
+    if (html && htmlPath && collector) {
+      const inputs = files.length ? files : ['standard input'];
+      await html.writeAnalyzeHtmlView(htmlPath, collector.runView(result, inputs), inputs);
     }
     if (format !== 'json')
       for (const w of result.warnings) ctx.io.stderr.write(`xrunhunt: warning: ${w}\n`);
-    return result.events.length > 0 ? 2 : 0;
+    return result.summary.events > 0 ? 2 : 0;
   },
 });

@@ -18,6 +18,11 @@ export interface TimelineRun {
   phases: readonly TimelinePhase[];
   /** Userspace xrun times, ms since session start. */
   xrunsMs: readonly number[];
+  /**
+   * Cumulative count at each of `xrunsMs` (already sorted) when the times are a thinned
+   * sample of many more; default: the n-th time is the n-th xrun.
+   */
+  xrunCounts?: readonly number[];
   /** Kernel XRUN dumps placed on the session clock (ms); events without a time are left out. */
   kernelEventsMs: readonly number[];
   durationMs: number;
@@ -74,7 +79,10 @@ export function renderTimelineChart(
   const what = options.pointLabel ?? 'xrun';
   const points = runs.reduce((n, r) => n + r.xrunsMs.length + r.kernelEventsMs.length, 0);
   const durationMs = Math.max(1, ...runs.map((r) => r.durationMs));
-  const maxCount = Math.max(1, ...runs.map((r) => r.xrunsMs.length));
+  const maxCount = Math.max(
+    1,
+    ...runs.map((r) => r.xrunCounts?.[r.xrunCounts.length - 1] ?? r.xrunsMs.length),
+  );
   const stripsTop = TOP + PLOT_H + 24;
   const kernelTop = stripsTop + runs.length * STRIP_H + 4;
   const anyKernel = runs.some((r) => r.kernelEventsMs.length > 0);
@@ -169,10 +177,12 @@ export function renderTimelineChart(
 
   // Cumulative xruns: a step line and a dot per xrun.
   runs.forEach((r, ri) => {
-    const times = [...r.xrunsMs].sort((a, b) => a - b);
+    const counts = r.xrunCounts;
+    const times = counts ? [...r.xrunsMs] : [...r.xrunsMs].sort((a, b) => a - b);
+    const nth = (i: number): number => counts?.[i] ?? i + 1;
     let d = `M${num(x(0))},${num(y(0))}`;
     times.forEach((t, i) => {
-      d += ` H${num(x(t))} V${num(y(i + 1))}`;
+      d += ` H${num(x(t))} V${num(y(nth(i)))}`;
     });
     d += ` H${num(x(r.durationMs))}`;
     parts.push(el('path', { class: `step s${ri}`, d }));
@@ -183,14 +193,14 @@ export function renderTimelineChart(
           {
             class: `dot s${ri}`,
             cx: x(t),
-            cy: y(i + 1),
+            cy: y(nth(i)),
             r: 3.5,
             'data-point': '',
             'data-kind': 'xrun',
             'data-series': r.name,
           },
           tooltip(
-            `${runs.length > 1 ? `${r.name}: ` : ''}${what} #${i + 1} at ${formatTick(t / 1000)} s`,
+            `${runs.length > 1 ? `${r.name}: ` : ''}${what} #${nth(i)} at ${formatTick(t / 1000)} s`,
           ),
         ),
       );
