@@ -207,3 +207,41 @@ test('segments: a log of nothing but space-led header lines is still cut (memory
   assert.equal(delivered, total);
   assert.ok(maxHeld <= 50 + 20 + 100, `held back ${maxHeld} events`);
 });
+
+test('fast path finds a wrapped header whose first lines hold no trigger (every catalogue entry, cut at every space)', async () => {
+  const { loadMessageCatalogue } = await import('./message-catalogue.js');
+  const { CAPTURE_FORMS, PREFIX_SAMPLES, sampleMessage } = await import('./catalogue-samples.js');
+  const entries = loadMessageCatalogue().catalogue.entries.filter(
+    (e) => e.kind !== 'context' && e.kind !== 'note',
+  );
+  const filler = Array.from({ length: 40 }, (_, i) => `[    1.${i}] random: crng init done`).join(
+    '\n',
+  );
+  const dmesg = CAPTURE_FORMS['dmesg']!;
+  const parts: string[] = [];
+  for (const entry of entries) {
+    const prefixes = ['', ...entry.prefixes.map((p) => PREFIX_SAMPLES[p]![0]!)];
+    for (const pre of prefixes) {
+      const body = pre + sampleMessage(entry, false);
+      const cuts: number[] = [];
+      for (let i = 0; i < body.trimEnd().length; i++) if (body[i] === ' ') cuts.push(i);
+      for (const i of cuts) parts.push(filler, dmesg(body.slice(0, i)), body.slice(i + 1));
+      for (const i of cuts)
+        for (const j of cuts)
+          if (j > i + 1 && (i * 7 + j) % 5 === 0)
+            parts.push(filler, dmesg(body.slice(0, i)), body.slice(i + 1, j), body.slice(j + 1));
+    }
+  }
+  parts.push(filler);
+  const text = parts.join('\n') + '\n';
+  const f = join(tmp, 'wrapped-headers.log');
+  writeFileSync(f, text);
+  const got = await analyzeFiles([f], io);
+  const want = analyzeText(text).events;
+  assert.ok(want.length > 100, `the constructed log holds ${want.length} events`);
+  assert.equal(got.events.length, want.length);
+  assert.deepEqual(
+    got.events.map((e) => [e.line, e.kind, e.pcm]),
+    want.map((e) => [e.line, e.kind, e.pcm]),
+  );
+});

@@ -64,6 +64,9 @@ export interface StreamAnalyzeOptions extends AnalyzeFilesOptions {
 // While no record is open, only lines containing a header trigger (byte-scan.ts:
 // TRIGGER_TEXTS) are decoded and parsed; the lines in between are only counted.
 // 64 KiB: no kernel line is longer (printk limit 1 KiB); a 10 MB "line" is not a log line.
+// Lines before a trigger line that may hold the start of a wrapped header (message-catalogue.ts
+// reassembles headers over up to four physical lines).
+const WRAP_LOOKBEHIND_LINES = 3;
 const MAX_LINE_BYTES = 65536;
 // Progress is worth printing only for inputs that take a while.
 const PROGRESS_MIN_BYTES = 32 * 1024 * 1024;
@@ -318,8 +321,16 @@ async function feedStream(
         // Skip to the line of the earliest trigger, counting the complete lines before it.
         const best = scan.findTrigger(buf, pos, len);
         let p: number;
-        if (best >= 0) p = Math.max(pos, buf.lastIndexOf(10, best) + 1);
-        else {
+        if (best >= 0) {
+          p = Math.max(pos, buf.lastIndexOf(10, best) + 1);
+          // A header wrapped by a mail client or terminal can start on a line without a
+          // trigger (`ALSA` / `sound/core/pcm_lib.c:169:` / `XRUN: …`): hand the analyzer
+          // the lines just before the trigger too, so it reassembles the header where the
+          // wrap began (catalogue: a header spans at most WRAP_LOOKBEHIND_LINES + 1 lines).
+          for (let k = 0; k < WRAP_LOOKBEHIND_LINES && p > pos; k++) {
+            p = Math.max(pos, buf.lastIndexOf(10, p - 2) + 1);
+          }
+        } else {
           const last = len > pos ? buf.lastIndexOf(10, len - 1) : -1;
           p = last >= pos ? last + 1 : pos;
         }

@@ -39,3 +39,13 @@ test('a decision without an offender still explains itself', () => {
     skipped: [],
   });
 });
+
+test('--verbose text and markdown reports print each decision; the default report does not', async () => {
+  const { renderTextReport, renderMarkdownReport } = await import('./report.js');
+  const r = analyzeText(readFileSync(dir + 'lab-6.1-x86_64-shapes-dmesg.txt', 'utf8'));
+  const verbose = renderTextReport(r, { verbose: true });
+  assert.match(verbose, /rule: interrupted kernel registers/);
+  assert.match(verbose, /skipped __snd_pcm_xrun: detector \(ALSA core\)/);
+  assert.doesNotMatch(renderTextReport(r), /skipped __snd_pcm_xrun/);
+  assert.match(renderMarkdownReport(r, { verbose: true }), / {2}- chosen: __filemap_add_folio/);
+});

@@ -1,6 +1,7 @@
 // Human reports of an analysis: plain text (terminal) and markdown (bug reports). The
 // conclusion comes first in plain language; "the CPU was idle" is an answer too.
 import type { AnalysisResult, Frame, OffenderRank, StreamedAnalysis, XrunEvent } from './types.js';
+import { renderExplanation } from './classify.js';
 
 export interface ReportOptions {
   /** Offenders shown in the ranking (default 10). */
@@ -189,15 +190,19 @@ export function renderReportHead(
 }
 
 /** One event of the report's event list, with its stack; ends with a newline. */
-export function renderReportEvent(e: XrunEvent, format: HumanFormat): string {
+export function renderReportEvent(e: XrunEvent, format: HumanFormat, explain = false): string {
+  const explanation =
+    explain && e.offender.explanation ? renderExplanation(e.offender.explanation) : [];
   if (format === 'markdown') {
     const out = [`- ${eventTitle(e).replace(/\s+→/, ' →')}`];
+    for (const l of explanation) out.push(`  - ${l.trim()}`);
     if (e.frames.length > 0)
       out.push('', '  ```', ...stackLines(e).map((l) => `  ${l}`), '  ```', '');
     return out.join('\n') + '\n';
   }
   const out = ['', `  ${eventTitle(e)}`, `     ${e.header}`];
   if (e.offender.reason) out.push(`     why: ${e.offender.reason}`);
+  for (const l of explanation) out.push(`     ${l}`);
   for (const l of stackLines(e)) out.push(`   ${l}`);
   return out.join('\n') + '\n';
 }
@@ -213,7 +218,7 @@ export function renderReportTail(listed: number, total: number, format: HumanFor
 function renderWhole(r: AnalysisResult, format: HumanFormat, opts: ReportOptions): string {
   const shown = opts.verbose ? r.events : r.events.slice(0, DEFAULT_EVENTS_SHOWN);
   let s = renderReportHead(r, format, opts);
-  for (const e of shown) s += renderReportEvent(e, format);
+  for (const e of shown) s += renderReportEvent(e, format, opts.verbose === true);
   return s + renderReportTail(shown.length, r.events.length, format);
 }
 

@@ -111,7 +111,7 @@ async function writeReport(
       onEvent: (ev) => {
         also?.(ev);
         if (spool) {
-          spool.append(renderReportEvent(ev, format));
+          spool.append(renderReportEvent(ev, format, true));
           listed++;
         } else if (listed < DEFAULT_EVENTS_SHOWN) {
           first.push(renderReportEvent(ev, format));
