@@ -4,10 +4,10 @@
 // touches /proc, ALSA or loads; it calls the SessionControl methods instead.
 //
 // Every event carries `timeMs`: milliseconds since the session started (CLOCK_MONOTONIC).
+import type { CaptureSourceName } from '../kernel/source-contract.js';
 import type { SessionReport } from './report-model.js';
 
-/** Kernel-log capture backends a session can use ('none' = userspace xruns only). */
-export type CaptureSourceName = 'kmsg' | 'journalctl' | 'dmesg' | 'trace_pipe' | 'none';
+export type { CaptureSourceName };
 
 /** Session parameters as resolved from the command line (units in the names). */
 export interface SessionParams {

@@ -24,7 +24,7 @@ import {
   restorePendingJournals,
 } from '../proc/index.js';
 import type { SelectedCapture } from '../kernel/source-select.js';
-import type { KernelCaptureSource } from './capture.js';
+import type { CaptureContext, KernelCaptureSource } from '../kernel/source-contract.js';
 import type { EventLogWriter } from './event-log.js';
 import type {
   SessionCheck,
@@ -96,13 +96,6 @@ export interface SessionDeps {
   ) => Promise<SelectedCapture>;
   /** doctor's checks for this machine (optional: a failing doctor never stops a session). */
   preflight?: (roots: SessionOptions['roots']) => SessionCheck[];
-}
-
-/** What capture selection needs from the session: auto picks the kprobe when xrun_debug is missing. */
-export interface CaptureContext {
-  xrunDebugAvailable: boolean;
-  journalDir: string;
-  toolVersion: string;
 }
 
 /** The finished session. */
@@ -366,6 +359,7 @@ async function runSession(
         xrunDebugAvailable: facts.summary.xrunDebugAvailable,
         journalDir: o.journalDir,
         toolVersion: o.toolVersion,
+        command: `session --capture ${p.capture}`,
       });
       source = capture.source;
       for (const s of capture.skipped) warn(`kernel log: ${s}`);

@@ -17,40 +17,12 @@ import {
 } from '../../test/helpers/fake-proc.js';
 import { readBundle } from '../bundle/index.js';
 import { discoverAsound } from '../proc/index.js';
-import type { CapturedLine, KernelCaptureSource } from '../session/capture.js';
+import { kernelLogFixture, mockCapture } from '../run/mock-capture.js';
 import { createLoadSampler } from './load-sampler.js';
 import { findWatchTargets, startWatch, type WatchDeps, type WatchEvent } from './run-watch.js';
 
-const fixture = (name: string): string[] =>
-  readFileSync(new URL(`../../test/fixtures/kernel-logs/${name}`, import.meta.url), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '' && !l.startsWith('#'));
-const LOCKUP = fixture('lab-6.1-x86_64-lockup-test_unlock-irq.txt');
-const EXT4 = fixture('lab-6.1-x86_64-io-load-ext4-writeback-kernel.txt');
-
-/** MOCK kernel-log source: yields the given dumps, one line at a time, then waits for close(). */
-function mockCapture(lines: string[]): KernelCaptureSource {
-  let closed = false;
-  let wake: (() => void) | null = null;
-  return {
-    name: 'kmsg',
-    lostMessages: 0,
-    warnings: [],
-    async start() {},
-    async close() {
-      closed = true;
-      wake?.();
-    },
-    async *[Symbol.asyncIterator](): AsyncIterator<CapturedLine> {
-      for (const text of lines) {
-        if (closed) return;
-        await new Promise((r) => setTimeout(r, 2));
-        yield { text, readNs: Number(process.hrtime.bigint()) };
-      }
-      while (!closed) await new Promise<void>((r) => (wake = r));
-    },
-  };
-}
+const LOCKUP = kernelLogFixture('lab-6.1-x86_64-lockup-test_unlock-irq.txt');
+const EXT4 = kernelLogFixture('lab-6.1-x86_64-io-load-ext4-writeback-kernel.txt');
 
 const status = (pid: number): string =>
   `state: RUNNING\nowner_pid   : ${pid}\ntrigger_time: 1.0\ntstamp      : 1.0\ndelay       : 256\navail       : 256\navail_max   : 300\n-----\nhw_ptr      : 1000\nappl_ptr    : 1256\n`;

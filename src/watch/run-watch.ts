@@ -27,7 +27,7 @@ import {
   sessionJournalFile,
 } from '../proc/index.js';
 import type { SelectedCapture } from '../kernel/source-select.js';
-import type { KernelCaptureSource } from '../session/capture.js';
+import type { CaptureContext, KernelCaptureSource } from '../kernel/source-contract.js';
 import type { EventLogWriter } from '../session/event-log.js';
 import type {
   SessionControl,
@@ -38,7 +38,6 @@ import type {
 import { SessionEventBus } from '../session/events.js';
 import { gatherHostFacts, type HostFacts } from '../session/host-facts.js';
 import { createLiveAnalyzer } from '../session/live-analyzer.js';
-import type { CaptureContext } from '../session/run-session.js';
 import {
   BUNDLE_FILES,
   openBundleEventLog,
@@ -576,6 +575,7 @@ async function runWatch(
         xrunDebugAvailable: withXrunDebug.length > 0,
         journalDir: o.journalDir,
         toolVersion: o.toolVersion,
+        command: `watch --capture ${o.capture}`,
       });
       source = capture.source;
       for (const s of capture.skipped) warn(`kernel log: ${s}`);
