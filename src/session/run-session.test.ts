@@ -5,6 +5,7 @@
 // event log and the bundle.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +14,12 @@ import { createFakeSystem, dummyCard, type FakeSystem } from '../../test/helpers
 import { readBundle } from '../bundle/index.js';
 import type { LoadGenerator, LoadKind, LoadStats } from '../load/index.js';
 import { startPlayback } from '../playback/index.js';
-import { discoverAsound, sessionJournalFile } from '../proc/index.js';
+import {
+  discoverAsound,
+  readProcessStartTicks,
+  SettingsJournal,
+  sessionJournalFile,
+} from '../proc/index.js';
 import type { CaptureContext } from '../kernel/source-contract.js';
 import { kernelLogFixture, mockCapture } from '../run/mock-capture.js';
 import { parseEventLog } from './event-log.js';
@@ -160,4 +166,49 @@ test('a session: phases run, kernel dumps ranked, xrun_debug set on --pcm then r
   assert.match(readFileSync(join(run.out, 'kernel.log'), 'utf8'), /test_unlock/);
   assert.ok(existsSync(join(run.out, 'report.txt')));
   assert.equal(existsSync(sessionJournalFile(run.journalDir, process.pid)), false, 'journal gone');
+});
+
+test('another xrunhunt changing the same xrun_debug: the session refuses (as watch does) and changes nothing', async (t) => {
+  const run = setup('live-other');
+  const sleeper = spawn('sleep', ['30']);
+  t.after(() => sleeper.kill('SIGKILL'));
+  const pid = sleeper.pid!;
+  const other = SettingsJournal.open(sessionJournalFile(run.journalDir, pid), {
+    pid,
+    startTicks: readProcessStartTicks(pid),
+    startedAt: new Date().toISOString(),
+    toolVersion: 't',
+    command: 'watch --pcm pcmC0D0p',
+    temporary: true,
+  });
+  other.record(run.fake.proc('asound/card0/pcm0p/xrun_debug'), '0', 'xrun_debug');
+  const handle = startSession(options(run), new AbortController().signal, deps(run, LOCKUP));
+  await assert.rejects(
+    handle.outcome,
+    new RegExp(`another xrunhunt \\(pid ${pid}, "watch --pcm pcmC0D0p"\\) is changing`),
+  );
+  assert.equal(run.fake.readProc('asound/card0/pcm0p/xrun_debug').trim(), '0', 'untouched');
+  assert.equal(await handle.done.catch(() => 1), 1);
+});
+
+test('--capture none: nobody reads the kernel log, so xrun_debug is left alone (as in watch)', async () => {
+  const run = setup('capture-none');
+  const handle = startSession(
+    options(run, { capture: 'none' }),
+    new AbortController().signal,
+    deps(run, LOCKUP),
+  );
+  handle.events.on((e) => {
+    if (e.type === 'capture-status')
+      run.masksSeen.push(run.fake.readProc('asound/card0/pcm0p/xrun_debug').trim());
+  });
+  const { report } = await handle.outcome;
+  assert.deepEqual(run.masksSeen, ['0'], 'xrun_debug never changed');
+  assert.equal(report.kernelCapture.mask, null);
+  assert.equal(report.kernelCapture.source, 'none');
+  assert.equal(run.contexts.length, 0, 'no capture selected');
+  assert.ok(
+    report.limitations.some((l) => /--capture none/.test(l)),
+    report.limitations.join('\n'),
+  );
 });

@@ -53,7 +53,12 @@ import {
   sessionToBundle,
   writeBundleFolder,
 } from './session-bundle.js';
-import { takeXrunDebug, type XrunDebugGuard } from './xrun-debug-guard.js';
+import {
+  guardedPcms,
+  restoreXrunDebugReporting,
+  takeXrunDebug,
+  type XrunDebugGuard,
+} from '../run/xrun-debug-guard.js';
 
 /** After playback stops, keep reading the kernel log this long: the last dumps are
  * printed within a few ms, but journalctl/dmesg followers add their own latency. */
@@ -264,6 +269,11 @@ async function runSession(
   if (p.mask === 0) {
     limitations.push('--mask 0: xrun_debug was not changed, so the kernel printed no XRUN dumps.');
   }
+  if (p.capture === 'none') {
+    limitations.push(
+      '--capture none: the kernel log was not read, so no XRUN dumps were seen; only userspace xruns were measured.',
+    );
+  }
   if (deps.preflight) {
     try {
       const doctor = deps.preflight(o.roots);
@@ -345,12 +355,7 @@ async function runSession(
   const restoreXrunDebug = (): void => {
     if (restoreDone || !guard) return;
     restoreDone = true;
-    const report = guard.restore();
-    if (report) {
-      for (const f of report.failed)
-        warn(`could not restore ${f.path} to ${f.value}: ${f.error}; run "xrunhunt debug restore"`);
-      if (report.restored.length) note(describeRestoreReport(report).join('; '));
-    }
+    restoreXrunDebugReporting(guard, { warn, note });
   };
 
   try {
@@ -489,18 +494,20 @@ async function runSession(
           },
         );
       }
-      if (stream?.xrunDebugPath && p.mask !== 0 && !kprobeCapture) {
-        try {
-          guard = takeXrunDebug(stream, p.mask, {
-            journalDir: o.journalDir,
-            toolVersion: o.toolVersion,
-            command: `session --device ${p.device}`,
-          });
+      // Only while something reads the kernel log: unread dumps would only flood it.
+      if (stream?.xrunDebugPath && p.mask !== 0 && !kprobeCapture && source) {
+        const took = takeXrunDebug([stream], p.mask, {
+          journalDir: o.journalDir,
+          toolVersion: o.toolVersion,
+          command: `session --device ${p.device}`,
+        });
+        if (took.ok) {
+          guard = took.guard;
           note(
             `xrun_debug of ${stream.pcm} set to ${p.mask} (was ${String(guard.changes[0]?.from)})`,
           );
-        } catch (err) {
-          warn(`could not set xrun_debug on ${stream.pcm}: ${errMsg(err)}`);
+        } else {
+          warn(`could not set xrun_debug on ${stream.pcm}: ${took.reason}`);
           limitations.push(
             `xrun_debug could not be set on ${stream.pcm}; kernel dumps may be missing.`,
           );
@@ -511,9 +518,8 @@ async function runSession(
     }
     hooks.setStackHook((on) => {
       if (!guard) return;
-      const mask = on ? guard.mask | 2 : guard.mask & ~2;
       try {
-        guard.setMask(mask);
+        guard.setStackDumps(on);
         emitCapture();
       } catch (err) {
         warn(`could not change xrun_debug: ${errMsg(err)}`);
@@ -526,7 +532,7 @@ async function runSession(
         source: capture.name,
         lostMessages: source?.lostMessages ?? 0,
         mask: guard?.mask ?? null,
-        pcm: guard ? guard.stream.pcm : null,
+        pcm: guard ? guardedPcms(guard) : null,
         stackDumps: guard ? (guard.mask & 2) !== 0 : false,
       });
     emitCapture();
@@ -747,7 +753,7 @@ async function runSession(
       source: capture.name,
       lostMessages: source?.lostMessages ?? 0,
       // The kprobe watches every stream; ours is the one correlation matches against.
-      pcm: guard ? guard.stream.pcm : capture.name === 'trace_pipe' ? hwPcmName : null,
+      pcm: guard ? guardedPcms(guard) : capture.name === 'trace_pipe' ? hwPcmName : null,
       mask: guard ? guard.mask : null,
     },
     events: kernelEvents,

@@ -13,19 +13,20 @@ import { XrunhuntError } from '../errors.js';
 import { RULES_VERSION } from '../analysis/index.js';
 import type { XrunEvent as AnalyzerEvent } from '../analysis/index.js';
 import type { BundleHost, CaptureBackend } from '../bundle/index.js';
-import type { AsoundDiscovery, PcmStreamInfo, RestoreReport } from '../proc/index.js';
+import type { AsoundDiscovery, PcmStreamInfo } from '../proc/index.js';
 import {
-  SettingsJournal,
-  XrunDebugControl,
-  assertNoLiveSession,
-  currentOwner,
   describeRestoreReport,
   explainXrunDebugAbsence,
   readKernelConfig,
   readKernelRelease,
   restorePendingJournals,
-  sessionJournalFile,
 } from '../proc/index.js';
+import {
+  guardedPcms,
+  restoreXrunDebugReporting,
+  takeXrunDebug,
+  type XrunDebugGuard,
+} from '../run/xrun-debug-guard.js';
 import type { SelectedCapture } from '../kernel/source-select.js';
 import type { CaptureContext, KernelCaptureSource } from '../kernel/source-contract.js';
 import type { EventLogWriter } from '../session/event-log.js';
@@ -263,53 +264,6 @@ export function watchParams(
   };
 }
 
-/** Journals and sets `mask` on the PCMs' xrun_debug; restores exactly once (also on process.exit). */
-function takeXrunDebugAll(
-  pcms: PcmStreamInfo[],
-  mask: number,
-  o: { journalDir: string; toolVersion: string; command: string },
-): {
-  restore: () => RestoreReport | null;
-  setMask: (mask: number) => void;
-  changes: { pcm: string; from: number | undefined }[];
-} {
-  assertNoLiveSession(
-    o.journalDir,
-    pcms.flatMap((s) => (s.xrunDebugPath ? [s.xrunDebugPath] : [])),
-  );
-  const journal = SettingsJournal.open(
-    sessionJournalFile(o.journalDir, process.pid),
-    currentOwner(o.command, true, o.toolVersion),
-  );
-  const control = new XrunDebugControl(journal);
-  let done = false;
-  let report: RestoreReport | null = null;
-  const restore = (): RestoreReport | null => {
-    if (done) return report;
-    done = true;
-    process.off('exit', onExit);
-    report = control.restore();
-    return report;
-  };
-  // process.exit() (a second Ctrl-C) skips finally blocks; restoring is synchronous.
-  const onExit = (): void => void restore();
-  process.once('exit', onExit);
-  try {
-    const changes = control.enable(pcms, mask);
-    return {
-      restore,
-      // The journal keeps the first original: a second enable only changes the value.
-      setMask: (m) => {
-        if (!done) control.enable(pcms, m);
-      },
-      changes: changes.map((c) => ({ pcm: c.pcm, from: c.from })),
-    };
-  } catch (err) {
-    restore();
-    throw err;
-  }
-}
-
 /** Starts watching `streams` (from findWatchTargets); returns events, controls and outcome. */
 export function startWatch(
   options: WatchOptions,
@@ -496,8 +450,7 @@ async function runWatch(
   // ---- apply --------------------------------------------------------------------------
   let capture: SelectedCapture = { source: null, name: 'none', skipped: [] };
   let source: KernelCaptureSource | null = null;
-  let xd: ReturnType<typeof takeXrunDebugAll> | null = null;
-  let mask: number | null = null;
+  let xd: XrunDebugGuard | null = null;
   const live = createLiveAnalyzer();
   const kernelLines: string[] = [];
   const events: SessionKernelEvent[] = [];
@@ -560,12 +513,7 @@ async function runWatch(
   const restoreXrunDebug = (): void => {
     if (restored || !xd) return;
     restored = true;
-    const report = xd.restore();
-    if (report) {
-      for (const f of report.failed)
-        warn(`could not restore ${f.path} to ${f.value}: ${f.error}; run "xrunhunt debug restore"`);
-      if (report.restored.length) note(describeRestoreReport(report).join('; '));
-    }
+    restoreXrunDebugReporting(xd, { warn, note });
   };
 
   let durationMs = 0;
@@ -616,28 +564,25 @@ async function runWatch(
       );
     }
     if (!kprobe && source && o.mask !== 0 && withXrunDebug.length > 0) {
-      try {
-        xd = takeXrunDebugAll(withXrunDebug, o.mask, {
-          journalDir: o.journalDir,
-          toolVersion: o.toolVersion,
-          command: `watch ${withXrunDebug.map((p) => `--pcm ${p.pcm}`).join(' ')}`,
-        });
-        mask = o.mask;
+      const took = takeXrunDebug(withXrunDebug, o.mask, {
+        journalDir: o.journalDir,
+        toolVersion: o.toolVersion,
+        command: `watch ${withXrunDebug.map((p) => `--pcm ${p.pcm}`).join(' ')}`,
+      });
+      if (took.ok) {
+        xd = took.guard;
         note(
           `xrun_debug set to ${o.mask} on ${xd.changes.map((c) => `${c.pcm} (was ${String(c.from)})`).join(', ')}`,
         );
-      } catch (err) {
-        if (err instanceof XrunhuntError && /another xrunhunt/.test(err.message)) throw err;
-        warn(`could not set xrun_debug: ${errMsg(err)}`);
+      } else {
+        warn(`could not set xrun_debug: ${took.reason}`);
         limitations.push('xrun_debug could not be set; kernel dumps may be missing.');
       }
     }
     hooks.setStackHook((on) => {
-      if (!xd || mask === null) return;
+      if (!xd) return;
       try {
-        const m = on ? mask | 2 : mask & ~2;
-        xd.setMask(m);
-        mask = m;
+        xd.setStackDumps(on);
         emitCapture();
       } catch (err) {
         warn(`could not change xrun_debug: ${errMsg(err)}`);
@@ -649,9 +594,9 @@ async function runWatch(
         timeMs: elapsed(),
         source: capture.name,
         lostMessages: source?.lostMessages ?? 0,
-        mask,
-        pcm: xd ? withXrunDebug.map((p) => p.pcm).join(',') : null,
-        stackDumps: mask !== null && (mask & 2) !== 0,
+        mask: xd?.mask ?? null,
+        pcm: xd ? guardedPcms(xd) : null,
+        stackDumps: xd !== null && (xd.mask & 2) !== 0,
       });
     emitCapture();
     emitLogged({
@@ -797,8 +742,8 @@ async function runWatch(
     capture: {
       source: capture.name,
       lostMessages: source?.lostMessages ?? 0,
-      pcm: xd ? withXrunDebug.map((p) => p.pcm).join(',') : null,
-      mask,
+      pcm: xd ? guardedPcms(xd) : null,
+      mask: xd?.mask ?? null,
     },
     clockAlignment,
     offsetNs,
