@@ -3,7 +3,7 @@
 // PCM actually opened) → run (load phases, every event logged as it happens) → collect
 // (stop, drain the kernel log) → restore (xrun_debug: always) → analyze → correlate →
 // report → bundle. Every dependency that touches the machine comes in through SessionDeps.
-import { createRunNotes } from './run-notes.js';
+import { createRunNotes } from '../run/run-notes.js';
 import { join } from 'node:path';
 import * as os from 'node:os';
 import type { Readable, Writable } from 'node:stream';

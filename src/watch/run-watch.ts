@@ -5,7 +5,7 @@
 // polls the streams' own counters for underruns the kernel does not report, and ends with
 // the same report and bundle as a session (kind 'watch'). Every machine access comes in
 // through WatchDeps.
-import { createRunNotes } from '../session/run-notes.js';
+import { createRunNotes } from '../run/run-notes.js';
 import { join } from 'node:path';
 import * as os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
