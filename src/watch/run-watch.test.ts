@@ -17,6 +17,7 @@ import {
 } from '../../test/helpers/fake-proc.js';
 import { readBundle } from '../bundle/index.js';
 import { discoverAsound } from '../proc/index.js';
+import type { CaptureContext } from '../kernel/source-contract.js';
 import { kernelLogFixture, mockCapture } from '../run/mock-capture.js';
 import { createLoadSampler } from './load-sampler.js';
 import { findWatchTargets, startWatch, type WatchDeps, type WatchEvent } from './run-watch.js';
@@ -153,4 +154,60 @@ test('XRUNs put down to the player, ranked, --until-xruns stops, xrun_debug rest
     readFileSync(join(out, 'report.txt'), 'utf8'),
     /Streams watched\n {2}pcmC0D0p \(aplay, pid 812\): 3 kernel XRUN/,
   );
+});
+
+test('the kprobe journal of a watch is labelled watch (it said session), --duration stops it', async () => {
+  const dummy = dummyCard({}, 0);
+  dummy.pcms[0]!.subs = [{ status: status(812) }];
+  const fake = createFakeSystem({ cards: [dummy], proc: { '812/comm': 'aplay\n' } });
+  fakes.push(fake);
+  fake.writeProc('asound/card0/pcm0p/sub0/hw_params', HW);
+  const read = (p: string): string | undefined => {
+    try {
+      return readFileSync(p, 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const contexts: (CaptureContext | undefined)[] = [];
+  const deps: WatchDeps = {
+    now: () => process.hrtime.bigint(),
+    discover: (root) => discoverAsound(root),
+    read,
+    selectCapture: async (_c, _s, context) => {
+      contexts.push(context);
+      return { source: mockCapture([]), name: 'kmsg', skipped: [] };
+    },
+    loadSampler: (root) => createLoadSampler(root),
+  };
+  const roots = { procRoot: fake.procRoot, sysRoot: fake.sysRoot, bootRoot: fake.bootRoot };
+  const handle = startWatch(
+    {
+      pcms: [],
+      durationMs: 300,
+      untilXruns: null,
+      mask: 3,
+      capture: 'auto',
+      roots,
+      journalDir: join(work, 'journal-label'),
+      outDir: null,
+      toolVersion: '0.0.0-test',
+      machineId: () => 'test-machine',
+      scrub: true,
+      stderr: new PassThrough(),
+      stdin: new PassThrough(),
+      interactive: false,
+      progress: false,
+      humanOut: null,
+      rankEveryMs: 60_000,
+    },
+    findWatchTargets({ pcms: [], roots }, deps),
+    new AbortController().signal,
+    deps,
+  );
+  const { summary, exitCode } = await handle.outcome;
+  assert.equal(contexts[0]?.command, 'watch --capture auto');
+  assert.equal(summary.stopReason, '--duration 0 s reached');
+  assert.equal(exitCode, 0);
+  assert.equal(fake.readProc('asound/card0/pcm0p/xrun_debug').trim(), '0');
 });
