@@ -5,7 +5,8 @@
 import { writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import { join } from 'node:path';
-import type { Bundle, ScrubKnown } from '../bundle/index.js';
+import { RULES_VERSION } from '../analysis/index.js';
+import type { Bundle, BundleHost, CaptureBackend, ScrubKnown } from '../bundle/index.js';
 import { scrubText } from '../bundle/index.js';
 import type { EventLogWriter } from '../session/event-log.js';
 import type { SessionEvent } from '../session/events.js';
@@ -29,6 +30,15 @@ export interface RunBundle {
     probeFiles: readonly BundleFile[];
     scrub: boolean;
   }): Promise<string | null>;
+  /**
+   * Writes the folder for a finished report (nothing without a folder); a failure becomes a
+   * warning in the report and its bundle path null.
+   */
+  writeFor(
+    report: SessionReport,
+    warnings: string[],
+    input: () => Parameters<RunBundle['write']>[0],
+  ): Promise<void>;
   /** Closes the event log; nothing is appended after this. */
   close(scrub: boolean): void;
 }
@@ -44,17 +54,25 @@ export function openRunBundle(dir: string | null): RunBundle {
         report: join(dir, BUNDLE_FILES.report),
       }
     : { bundle: null, events: null, kernelLog: null, report: null };
-  return {
+  const bundle: RunBundle = {
     dir,
     logPath: log?.path ?? null,
     files,
     append: (e) => log?.append(e),
-    async write({ bundle, reportText, probeFiles, scrub }) {
+    async writeFor(report, warnings, input) {
+      if (!dir) return;
+      const failed = await bundle.write(input());
+      if (failed === null) return;
+      warnings.push(`could not write the bundle: ${failed}`);
+      report.warnings = warnings;
+      report.files.bundle = null;
+    },
+    async write({ bundle: doc, reportText, probeFiles, scrub }) {
       if (!dir) return null;
       try {
         const known = scrub ? scrubKnown() : null;
         const kernelLog = probeFiles.find((f) => f.name === BUNDLE_FILES.kernelLog)?.text ?? '';
-        await writeBundleFolder({ dir, bundle, kernelLog, reportText, scrub: known });
+        await writeBundleFolder({ dir, bundle: doc, kernelLog, reportText, scrub: known });
         for (const f of probeFiles) {
           if (f.name === BUNDLE_FILES.kernelLog) continue;
           await writeFile(join(dir, f.name), known ? scrubText(f.text, known) : f.text);
@@ -68,6 +86,34 @@ export function openRunBundle(dir: string | null): RunBundle {
       log?.close();
       if (dir && scrub) scrubClosedEventLog(dir);
     },
+  };
+  return bundle;
+}
+
+/** The bundle fields every run fills the same way (sessionToBundle's input). */
+export function runBundleBasics(o: {
+  host: BundleHost;
+  machineId: () => string;
+  toolVersion: string;
+  events: readonly { frames: string[] }[];
+  captureBackend: CaptureBackend;
+}): {
+  host: BundleHost;
+  machineId: string;
+  toolVersion: string;
+  createdAt: string;
+  frames: string[][];
+  captureBackend: CaptureBackend;
+  rulesVersion: string;
+} {
+  return {
+    host: o.host,
+    machineId: o.machineId(),
+    toolVersion: o.toolVersion,
+    createdAt: new Date().toISOString(),
+    frames: o.events.map((e) => e.frames),
+    captureBackend: o.captureBackend,
+    rulesVersion: RULES_VERSION,
   };
 }
 

@@ -1,12 +1,24 @@
 // The lifecycle's order, with recording probes: rtla's stages, restore newest first in one
 // finally (also when apply or run throws), only for probes whose apply was entered, a failing
 // restore contained as a warning, analysis after the machine is back.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { runLifecycle } from './lifecycle.js';
 import type { RunContext, RunProbe } from './probe.js';
 import { createRunNotes } from './run-notes.js';
+
+// No journals in an empty folder: nothing left by a killed run.
+const leftovers = {
+  journalDir: mkdtempSync(join(tmpdir(), 'xrunhunt-lifecycle-')),
+  stderr: new PassThrough(),
+  stdin: new PassThrough(),
+  interactive: false,
+};
+after(() => rmSync(leftovers.journalDir, { recursive: true, force: true }));
 
 function context(): RunContext {
   const ctl = new AbortController();
@@ -60,7 +72,12 @@ const stages = (log: string[], runFails = false) => ({
 
 test('init → apply settings → run → collect (reverse) → restore (reverse) → analyze', async () => {
   const log: string[] = [];
-  const r = await runLifecycle(context(), [probe('a', log), probe('b', log)], stages(log));
+  const r = await runLifecycle(
+    context(),
+    leftovers,
+    [probe('a', log), probe('b', log)],
+    stages(log),
+  );
   assert.equal(r, 'result');
   assert.deepEqual(log, [
     'a.init',
@@ -87,6 +104,7 @@ test('an apply that throws: only the probes entered are restored, nothing collec
   await assert.rejects(
     runLifecycle(
       context(),
+      leftovers,
       [probe('a', log), probe('b', log, { apply: true }), probe('c', log)],
       stages(log),
     ),
@@ -106,7 +124,12 @@ test('a run that throws still restores everything; a failing restore is a warnin
   const log: string[] = [];
   const ctx = context();
   await assert.rejects(
-    runLifecycle(ctx, [probe('a', log), probe('b', log, { restore: true })], stages(log, true)),
+    runLifecycle(
+      ctx,
+      leftovers,
+      [probe('a', log), probe('b', log, { restore: true })],
+      stages(log, true),
+    ),
     /run failed/,
   );
   assert.deepEqual(log.slice(log.indexOf('run')), ['run', 'b.restore', 'a.restore']);

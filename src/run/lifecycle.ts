@@ -4,12 +4,14 @@
 // touched (an exception, Ctrl-C, a probe's apply) everything applied is put back, newest
 // first. The machine is back before analysis starts: analysis needs nothing from it.
 import type { RunContext, RunProbe } from './probe.js';
+import type { RunOptions } from './run-options.js';
+import { restoreLeftovers } from './run-start.js';
 
 /** A driver's own stages around the probes (session phases, watch polling, ...). */
 export interface RunStages<R> {
   /** Announces the run and reads the machine (after every probe's init); changes nothing. */
   init?(): void | Promise<void>;
-  /** Called inside the settings lock before any probe applies: a killed run's leftovers. */
+  /** Called inside the settings lock before any probe applies (after a killed run's leftovers). */
   beforeApply?(): void | Promise<void>;
   /** Between two probes' apply (e.g. after playback opened, before xrun_debug is set). */
   afterApply?(probe: RunProbe): void | Promise<void>;
@@ -22,6 +24,7 @@ export interface RunStages<R> {
 /** Runs the stages and probes in order; rethrows the first failure after restoring. */
 export async function runLifecycle<R>(
   ctx: RunContext,
+  options: Pick<RunOptions, 'journalDir' | 'stderr' | 'stdin' | 'interactive'>,
   probes: readonly RunProbe[],
   stages: RunStages<R>,
 ): Promise<R> {
@@ -29,7 +32,7 @@ export async function runLifecycle<R>(
   await stages.init?.();
   const applied: RunProbe[] = [];
   try {
-    await applySettings(ctx, probes, applied, stages);
+    await applySettings(ctx, options, probes, applied, stages);
     for (const p of probes) p.run?.(ctx);
     await stages.run();
     for (const p of [...probes].reverse()) await p.collect?.(ctx);
@@ -55,10 +58,12 @@ export async function runLifecycle<R>(
  */
 async function applySettings<R>(
   ctx: RunContext,
+  options: Pick<RunOptions, 'journalDir' | 'stderr' | 'stdin' | 'interactive'>,
   probes: readonly RunProbe[],
   applied: RunProbe[],
   stages: RunStages<R>,
 ): Promise<void> {
+  await restoreLeftovers(options.journalDir, options, ctx.notes.warn);
   await stages.beforeApply?.();
   for (const p of probes) {
     applied.push(p);

@@ -2,6 +2,8 @@
 // (Ctrl-C, the dashboard, thresholds), the restore of a killed run's leftovers, and the plain
 // explanation of a missing xrun_debug.
 import type { Readable, Writable } from 'node:stream';
+import type { RunContext } from './probe.js';
+import { createRunNotes, type RunNotes } from './run-notes.js';
 import type { AsoundDiscovery } from '../proc/index.js';
 import {
   describeRestoreReport,
@@ -76,4 +78,58 @@ export function explainNoXrunDebug(
     configSource: cfg.source,
     configTried: cfg.tried,
   });
+}
+
+/** The clock, notes and context of one run; warnings also go out as `warning` events. */
+export function createRunContext(
+  now: () => bigint,
+  stopper: RunStopper,
+  emit: (e: { type: 'warning'; timeMs: number; message: string }) => void,
+  io: { progress: boolean; stderr: Writable },
+): { ctx: RunContext; notes: RunNotes; t0: bigint; elapsed: () => number } {
+  const t0 = now();
+  const elapsed = (): number => Number(now() - t0) / 1e6;
+  const notes = createRunNotes({
+    emitWarning: (message) => emit({ type: 'warning', timeMs: elapsed(), message }),
+    progress: io.progress,
+    stderr: io.stderr,
+  });
+  const ctx: RunContext = {
+    t0,
+    elapsed,
+    stop: stopper.signal,
+    requestStop: stopper.request,
+    notes,
+  };
+  return { ctx, notes, t0, elapsed };
+}
+
+/**
+ * The exit code of a run, and a failed run's end on its bus: the dashboard and the event
+ * log must see the end even when the run threw (after restoring).
+ */
+export function settleRun<T extends { exitCode: number }>(
+  outcome: Promise<T>,
+  what: string,
+  bus: {
+    readonly isEnded: boolean;
+    emit(
+      e:
+        | { type: 'warning'; timeMs: number; message: string }
+        | { type: 'session-end'; timeMs: number; exitCode: number },
+    ): void;
+  },
+): Promise<number> {
+  outcome.catch((err: unknown) => {
+    if (bus.isEnded) return;
+    bus.emit({
+      type: 'warning',
+      timeMs: 0,
+      message: `${what} failed: ${err instanceof Error ? err.message : String(err)}`,
+    });
+    bus.emit({ type: 'session-end', timeMs: 0, exitCode: 1 });
+  });
+  const done = outcome.then((o) => o.exitCode);
+  done.catch(() => undefined);
+  return done;
 }

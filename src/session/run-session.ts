@@ -4,25 +4,25 @@
 // phases, every event logged as it happens) → collect (stop playback, drain the kernel log)
 // → restore (always, in one finally) → analyze (correlate, report, bundle). Every dependency
 // that touches the machine comes in through SessionDeps.
-import type { Readable, Writable } from 'node:stream';
 import { XrunhuntError } from '../errors.js';
 import { correlateXruns, lagWindowMs, normalizePcmId } from '../analysis/correlate.js';
-import { RULES_VERSION } from '../analysis/index.js';
-import type { BundleHost, CaptureBackend } from '../bundle/index.js';
-import type { CaptureContext } from '../kernel/source-contract.js';
-import type { SelectedCapture } from '../kernel/source-select.js';
+import type { BundleHost } from '../bundle/index.js';
 import type { LoadGenerator, LoadKind, LoadOptions, Phase } from '../load/index.js';
 import type { PlaybackOptions, StallPlan } from '../playback/index.js';
 import type { PlaybackHandle } from '../playback/index.js';
-import type { AsoundDiscovery, PcmStreamInfo } from '../proc/index.js';
+import type { PcmStreamInfo } from '../proc/index.js';
+import type { RunDeps, RunOptions } from '../run/run-options.js';
 import { MAX_KEPT_KERNEL_EVENTS, MAX_KEPT_XRUNS, KeptList } from '../run/bounded.js';
-import { openRunBundle } from '../run/bundle-writer.js';
-import { createKernelCapture, type CapturedKernelEvent } from '../run/kernel-capture.js';
+import { openRunBundle, runBundleBasics } from '../run/bundle-writer.js';
+import type { CapturedKernelEvent } from '../run/kernel-capture.js';
+import { createKernelProbes } from '../run/kernel-probes.js';
 import { runLifecycle } from '../run/lifecycle.js';
-import type { RunContext } from '../run/probe.js';
-import { createRunNotes } from '../run/run-notes.js';
-import { createRunStopper, explainNoXrunDebug, restoreLeftovers } from '../run/run-start.js';
-import { createXrunDebugProbe } from '../run/xrun-debug-probe.js';
+import {
+  createRunContext,
+  createRunStopper,
+  explainNoXrunDebug,
+  settleRun,
+} from '../run/run-start.js';
 import type {
   SessionCheck,
   SessionControl,
@@ -43,39 +43,20 @@ import { sessionToBundle } from './session-bundle.js';
 
 export { phaseNames, sumThroughput } from './load-phases.js';
 
-export interface SessionOptions {
+export interface SessionOptions extends RunOptions {
   params: SessionParams;
   phases: Phase[];
   injectStall: StallPlan | null;
   onXrun: string | null;
   channels: number;
   format: string;
-  roots: { procRoot: string; sysRoot: string; bootRoot: string };
-  journalDir: string;
-  /** Bundle folder; null writes nothing (stress cells). */
-  outDir: string | null;
-  toolVersion: string;
-  machineId: () => string;
   env: NodeJS.ProcessEnv;
-  stderr: Writable;
-  stdin: Readable;
-  /** Ask before restoring a killed run's settings (terminal). */
-  interactive: boolean;
-  /** Print progress lines to stderr (TTY). */
-  progress: boolean;
 }
 
 /** Everything the session does to the machine, injectable. */
-export interface SessionDeps {
-  now: () => bigint;
-  discover: (procRoot: string) => AsoundDiscovery;
+export interface SessionDeps extends RunDeps {
   startPlayback: (options: PlaybackOptions, ctx: { signal?: AbortSignal }) => PlaybackHandle;
   createLoad: (kind: LoadKind, options: LoadOptions) => LoadGenerator;
-  selectCapture: (
-    capture: string,
-    signal: AbortSignal,
-    context?: CaptureContext,
-  ) => Promise<SelectedCapture>;
   /** doctor's checks for this machine (optional: a failing doctor never stops a session). */
   preflight?: (roots: SessionOptions['roots']) => SessionCheck[];
 }
@@ -112,15 +93,7 @@ export function startSession(
     setStackDumps: (on) => targets?.setStackDumps(on),
   };
   const outcome = runSession(options, deps, bus, stopper, signal, (t) => (targets = t));
-  outcome.catch((err: unknown) => {
-    // The dashboard and the event log must see the end even when the session failed.
-    if (bus.isEnded) return;
-    bus.emit({ type: 'warning', timeMs: 0, message: `session failed: ${errMsg(err)}` });
-    bus.emit({ type: 'session-end', timeMs: 0, exitCode: 1 });
-  });
-  const done = outcome.then((o) => o.exitCode);
-  done.catch(() => undefined);
-  return { events: bus, control, done, outcome };
+  return { events: bus, control, done: settleRun(outcome, 'session', bus), outcome };
 }
 
 async function runSession(
@@ -132,22 +105,9 @@ async function runSession(
   setTargets: (t: ControlTargets) => void,
 ): Promise<SessionOutcome> {
   const p = o.params;
-  const t0 = deps.now();
-  const elapsed = (): number => Number(deps.now() - t0) / 1e6;
   const emit = (e: SessionEvent): void => bus.emit(e);
-  const notes = createRunNotes({
-    emitWarning: (message) => emit({ type: 'warning', timeMs: elapsed(), message }),
-    progress: o.progress,
-    stderr: o.stderr,
-  });
+  const { ctx, notes, t0, elapsed } = createRunContext(deps.now, stopper, emit, o);
   const { warnings, limitations, warn, note } = notes;
-  const ctx: RunContext = {
-    t0,
-    elapsed,
-    stop: stopper.signal,
-    requestStop: stopper.request,
-    notes,
-  };
 
   const out = openRunBundle(o.outDir);
   bus.on((e) => out.append(e));
@@ -206,18 +166,22 @@ async function runSession(
     }
   };
 
-  const capture = createKernelCapture({
+  const kernel = createKernelProbes({
+    command: 'session',
     capture: p.capture,
     mask: p.mask,
-    context: () => ({
-      xrunDebugAvailable: facts.summary.xrunDebugAvailable,
-      journalDir: o.journalDir,
-      toolVersion: o.toolVersion,
-      command: `session --capture ${p.capture}`,
-    }),
+    xrunDebugAvailable: facts.summary.xrunDebugAvailable,
+    journalDir: o.journalDir,
+    toolVersion: o.toolVersion,
     select: deps.selectCapture,
     onEvents: onKernel,
+    streams: () => (stream ? [stream] : []),
+    guardArgs: () => `--device ${p.device}`,
+    emit,
+    elapsed,
+    warn,
   });
+  const { capture, xrunDebug } = kernel;
 
   const playback = createPlaybackProbe({
     start: deps.startPlayback,
@@ -273,33 +237,10 @@ async function runSession(
     },
   });
 
-  const xrunDebug = createXrunDebugProbe({
-    mask: p.mask,
-    streams: () => (stream ? [stream] : []),
-    wanted: () => capture.reading && !capture.kprobe,
-    journalDir: o.journalDir,
-    toolVersion: o.toolVersion,
-    command: () => `session --device ${p.device}`,
-  });
-
-  const emitCapture = (): void =>
-    emit({
-      type: 'capture-status',
-      timeMs: elapsed(),
-      source: capture.sourceName,
-      lostMessages: capture.lostMessages,
-      ...xrunDebug.status(),
-    });
   setTargets({
     cut: () => phases.cut(),
     setPaused: (paused) => phases.setPaused(paused),
-    setStackDumps: (on) => {
-      try {
-        if (xrunDebug.setStackDumps(on)) emitCapture();
-      } catch (err) {
-        warn(`could not change xrun_debug: ${errMsg(err)}`);
-      }
-    },
+    setStackDumps: kernel.setStackDumps,
   });
 
   // After playback opened: which kernel PCM is ours, and what that means for xrun_debug.
@@ -348,7 +289,7 @@ async function runSession(
     }
   };
 
-  return runLifecycle(ctx, [capture, playback, xrunDebug, phases], {
+  return runLifecycle(ctx, o, [capture, playback, xrunDebug, phases], {
     init: () => {
       emit({
         type: 'session-start',
@@ -360,7 +301,6 @@ async function runSession(
       });
       emit({ type: 'preflight', timeMs: elapsed(), checks: preflight() });
     },
-    beforeApply: () => restoreLeftovers(o.journalDir, o, warn),
     afterApply: (probe) => {
       if (probe === capture && capture.kprobe) {
         // The kprobe backend sees every XRUN stack without xrun_debug (platform-facts §5b).
@@ -368,7 +308,7 @@ async function runSession(
         if (i >= 0) limitations.splice(i, 1);
       }
       if (probe === playback) choosePcm();
-      if (probe === xrunDebug) emitCapture();
+      if (probe === xrunDebug) kernel.emitStatus();
     },
     run: () => phases.runPhases(ctx),
     analyze: async () => {
@@ -482,38 +422,29 @@ async function runSession(
       files: out.files,
     });
 
-    if (out.dir) {
-      const summary = playback.summary;
-      const captureBackend: CaptureBackend =
-        guardStatus.mask !== null ? 'xrun_debug' : capture.kprobe ? 'kprobe' : 'none';
-      const failed = await out.write({
-        bundle: sessionToBundle({
-          report,
+    const summary = playback.summary;
+    await out.writeFor(report, warnings, () => ({
+      bundle: sessionToBundle({
+        report,
+        ...runBundleBasics({
           host: facts.bundle as BundleHost,
-          machineId: o.machineId(),
+          machineId: o.machineId,
           toolVersion: o.toolVersion,
-          createdAt: new Date().toISOString(),
-          frames: kernelEvents.items.map((e) => e.frames),
-          channels: o.channels,
-          format: summary?.granted?.format ?? o.format,
-          bufferFrames,
-          rtPolicy: summary?.policy?.policy ?? 'unknown',
-          rtPriority: summary?.policy?.priority ?? null,
-          captureBackend,
-          playbackMs: (summary?.seconds ?? 0) * 1000,
-          histograms: summary ? summary.histograms : null,
-          rulesVersion: RULES_VERSION,
+          events: kernelEvents.items,
+          captureBackend: kernel.backend(),
         }),
-        reportText: renderReportText(report),
-        probeFiles: capture.bundleFiles(),
-        scrub: p.scrub,
-      });
-      if (failed !== null) {
-        warnings.push(`could not write the bundle: ${failed}`);
-        report.warnings = warnings;
-        report.files.bundle = null;
-      }
-    }
+        channels: o.channels,
+        format: summary?.granted?.format ?? o.format,
+        bufferFrames,
+        rtPolicy: summary?.policy?.policy ?? 'unknown',
+        rtPriority: summary?.policy?.priority ?? null,
+        playbackMs: (summary?.seconds ?? 0) * 1000,
+        histograms: summary ? summary.histograms : null,
+      }),
+      reportText: renderReportText(report),
+      probeFiles: capture.bundleFiles(),
+      scrub: p.scrub,
+    }));
     if (userSignal.aborted || earlyStop) {
       report.conclusion.unshift(
         `Stopped early (${userSignal.aborted ? 'interrupted' : earlyStop}) after ${Math.round(durationMs / 1000)} s; the report covers the time until then.`,

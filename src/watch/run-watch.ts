@@ -5,23 +5,23 @@
 // polls the streams' own counters for underruns the kernel does not report, and ends with
 // the same report and bundle as a session (kind 'watch'). Every machine access comes in
 // through WatchDeps; the loop itself is the run lifecycle (src/run/lifecycle.ts).
-import type { Readable, Writable } from 'node:stream';
 import { XrunhuntError } from '../errors.js';
-import { RULES_VERSION } from '../analysis/index.js';
-import type { BundleHost, CaptureBackend } from '../bundle/index.js';
-import type { CaptureContext } from '../kernel/source-contract.js';
-import type { SelectedCapture } from '../kernel/source-select.js';
+import type { BundleHost } from '../bundle/index.js';
 import type { AsoundDiscovery, PcmStreamInfo } from '../proc/index.js';
 import { MAX_KEPT_KERNEL_EVENTS, KeptList } from '../run/bounded.js';
-import { openRunBundle } from '../run/bundle-writer.js';
+import { openRunBundle, runBundleBasics } from '../run/bundle-writer.js';
+import type { RunDeps, RunOptions } from '../run/run-options.js';
 import { EventBus } from '../run/event-bus.js';
 import { createIntervalProbe } from '../run/interval-probe.js';
-import { createKernelCapture, type CapturedKernelEvent } from '../run/kernel-capture.js';
+import type { CapturedKernelEvent } from '../run/kernel-capture.js';
+import { createKernelProbes } from '../run/kernel-probes.js';
 import { runLifecycle } from '../run/lifecycle.js';
-import type { RunContext } from '../run/probe.js';
-import { createRunNotes } from '../run/run-notes.js';
-import { createRunStopper, explainNoXrunDebug, restoreLeftovers } from '../run/run-start.js';
-import { createXrunDebugProbe } from '../run/xrun-debug-probe.js';
+import {
+  createRunContext,
+  createRunStopper,
+  explainNoXrunDebug,
+  settleRun,
+} from '../run/run-start.js';
 import type {
   SessionControl,
   SessionEvent,
@@ -105,41 +105,24 @@ export interface WatchStreamInfo {
   xrunDebug: boolean;
 }
 
-export interface WatchOptions {
+export interface WatchOptions extends RunOptions {
   /** `--pcm` names (empty: every running stream). */
   pcms: string[];
   durationMs: number | null;
   untilXruns: number | null;
   mask: number;
   capture: string;
-  roots: { procRoot: string; sysRoot: string; bootRoot: string };
-  journalDir: string;
-  outDir: string | null;
-  toolVersion: string;
-  machineId: () => string;
   scrub: boolean;
-  stderr: Writable;
-  stdin: Readable;
-  interactive: boolean;
-  /** Progress notes on stderr. */
-  progress: boolean;
   /** Called with each human line (xrun lines, rankings); null: none (json/tui). */
   humanOut: ((text: string) => void) | null;
   pollMs?: number;
   rankEveryMs?: number;
 }
 
-export interface WatchDeps {
-  now: () => bigint;
-  discover: (procRoot: string) => AsoundDiscovery;
+export interface WatchDeps extends RunDeps {
   read: ReadText;
   /** Lists a folder (the process list for naming sound servers); absent: not looked for. */
   readdir?: (path: string) => string[];
-  selectCapture: (
-    capture: string,
-    signal: AbortSignal,
-    context?: CaptureContext,
-  ) => Promise<SelectedCapture>;
   loadSampler: (procRoot: string) => LoadSampler;
 }
 
@@ -158,8 +141,6 @@ export interface WatchHandle {
   done: Promise<number>;
   outcome: Promise<WatchOutcome>;
 }
-
-const errMsg = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** Finds what to watch, or throws the plain "nothing to watch" error before anything changes. */
 export function findWatchTargets(
@@ -285,13 +266,12 @@ export function startWatch(
     setStackDumps: (on) => stackDumps?.(on),
   };
   const outcome = runWatch(options, targets, deps, bus, stopper, (f) => (stackDumps = f));
-  outcome.catch((err: unknown) => {
-    if (sessionBus.isEnded) return;
-    bus.emit({ type: 'warning', timeMs: 0, message: `watch failed: ${errMsg(err)}` });
-    bus.emit({ type: 'session-end', timeMs: 0, exitCode: 1 });
+  const done = settleRun(outcome, 'watch', {
+    get isEnded() {
+      return sessionBus.isEnded;
+    },
+    emit: (e) => bus.emit(e),
   });
-  const done = outcome.then((o) => o.exitCode);
-  done.catch(() => undefined);
   return {
     events: sessionBus,
     onEvent: (l) => {
@@ -315,27 +295,14 @@ async function runWatch(
   const { streams, discovery } = targets;
   const pollMs = o.pollMs ?? DEFAULT_POLL_MS;
   const rankEveryMs = o.rankEveryMs ?? DEFAULT_RANK_EVERY_MS;
-  const t0 = deps.now();
-  const elapsed = (): number => Number(deps.now() - t0) / 1e6;
   const out = openRunBundle(o.outDir);
   // Everything but the final watch report goes into events.ndjson too.
   const emit = (e: WatchEvent): void => {
     if (e.type !== 'watch-report') out.append(e as SessionEvent);
     bus.emit(e);
   };
-  const notes = createRunNotes({
-    emitWarning: (message) => emit({ type: 'warning', timeMs: elapsed(), message }),
-    progress: o.progress,
-    stderr: o.stderr,
-  });
+  const { ctx, notes, t0, elapsed } = createRunContext(deps.now, stopper, emit, o);
   const { warnings, limitations, warn, note } = notes;
-  const ctx: RunContext = {
-    t0,
-    elapsed,
-    stop: stopper.signal,
-    requestStop: stopper.request,
-    notes,
-  };
   const facts = gatherHostFacts(discovery, o.roots);
   const params = watchParams(o, streams);
 
@@ -397,41 +364,23 @@ async function runWatch(
     }
   };
 
-  const capture = createKernelCapture({
+  const kernel = createKernelProbes({
+    command: 'watch',
     capture: o.capture,
     mask: o.mask,
-    context: () => ({
-      xrunDebugAvailable: withXrunDebug.length > 0,
-      journalDir: o.journalDir,
-      toolVersion: o.toolVersion,
-      command: `watch --capture ${o.capture}`,
-    }),
-    select: deps.selectCapture,
-    onEvents: onKernel,
-  });
-  const xrunDebug = createXrunDebugProbe({
-    mask: o.mask,
-    streams: () => withXrunDebug,
-    wanted: () => capture.reading && !capture.kprobe,
+    xrunDebugAvailable: withXrunDebug.length > 0,
     journalDir: o.journalDir,
     toolVersion: o.toolVersion,
-    command: () => `watch ${withXrunDebug.map((p) => `--pcm ${p.pcm}`).join(' ')}`,
+    select: deps.selectCapture,
+    onEvents: onKernel,
+    streams: () => withXrunDebug,
+    guardArgs: () => withXrunDebug.map((p) => `--pcm ${p.pcm}`).join(' '),
+    emit,
+    elapsed,
+    warn,
   });
-  const emitCapture = (): void =>
-    emit({
-      type: 'capture-status',
-      timeMs: elapsed(),
-      source: capture.sourceName,
-      lostMessages: capture.lostMessages,
-      ...xrunDebug.status(),
-    });
-  setStackDumps((on) => {
-    try {
-      if (xrunDebug.setStackDumps(on)) emitCapture();
-    } catch (err) {
-      warn(`could not change xrun_debug: ${errMsg(err)}`);
-    }
-  });
+  const { capture, xrunDebug } = kernel;
+  setStackDumps(kernel.setStackDumps);
   // Load baseline and dashboard stats once a second.
   const loadSampling = createIntervalProbe(
     'load sampler',
@@ -463,7 +412,7 @@ async function runWatch(
   });
 
   let durationMs = 0;
-  return runLifecycle(ctx, [capture, xrunDebug, loadSampling, polling, liveRanking], {
+  return runLifecycle(ctx, o, [capture, xrunDebug, loadSampling, polling, liveRanking], {
     init: () => {
       emit({
         type: 'session-start',
@@ -513,7 +462,6 @@ async function runWatch(
           '--mask 0: xrun_debug was not changed, so the kernel printed no XRUN dumps.',
         );
     },
-    beforeApply: () => restoreLeftovers(o.journalDir, o, warn),
     afterApply: (probe) => {
       if (probe === capture && capture.kprobe) {
         const i = limitations.findIndex((x) => x.startsWith('No xrun_debug'));
@@ -524,7 +472,7 @@ async function runWatch(
           );
       }
       if (probe === xrunDebug) {
-        emitCapture();
+        kernel.emitStatus();
         emit({
           type: 'phase-start',
           timeMs: elapsed(),
@@ -598,40 +546,32 @@ async function runWatch(
       bundle: o.outDir,
       files: out.files,
     });
-    if (out.dir) {
-      const captureBackend: CaptureBackend =
-        guardStatus.mask !== null ? 'xrun_debug' : capture.kprobe ? 'kprobe' : 'none';
-      const first = streams[0];
-      const bundle = sessionToBundle({
-        report,
-        host: facts.bundle as BundleHost,
-        machineId: o.machineId(),
-        toolVersion: o.toolVersion,
-        createdAt: new Date().toISOString(),
-        frames: events.items.map((e) => e.frames),
-        channels: first?.hw.channels ?? 0,
-        format: first?.hw.format ?? 'unknown',
-        bufferFrames: first?.hw.bufferFrames ?? 0,
-        rtPolicy: 'unknown',
-        rtPriority: null,
-        captureBackend,
-        playbackMs: durationMs,
-        histograms: null,
-        rulesVersion: RULES_VERSION,
-      });
-      bundle.kind = 'watch';
-      const failed = await out.write({
-        bundle,
-        reportText: renderWatchText(report, summary),
-        probeFiles: capture.bundleFiles(),
-        scrub: o.scrub,
-      });
-      if (failed !== null) {
-        warnings.push(`could not write the bundle: ${failed}`);
-        report.warnings = warnings;
-        report.files.bundle = null;
-      }
-    }
+    const first = streams[0];
+    await out.writeFor(report, warnings, () => ({
+      bundle: {
+        ...sessionToBundle({
+          report,
+          ...runBundleBasics({
+            host: facts.bundle as BundleHost,
+            machineId: o.machineId,
+            toolVersion: o.toolVersion,
+            events: events.items,
+            captureBackend: kernel.backend(),
+          }),
+          channels: first?.hw.channels ?? 0,
+          format: first?.hw.format ?? 'unknown',
+          bufferFrames: first?.hw.bufferFrames ?? 0,
+          rtPolicy: 'unknown',
+          rtPriority: null,
+          playbackMs: durationMs,
+          histograms: null,
+        }),
+        kind: 'watch',
+      },
+      reportText: renderWatchText(report, summary),
+      probeFiles: capture.bundleFiles(),
+      scrub: o.scrub,
+    }));
     emit({ type: 'ranking', timeMs: elapsed(), ranking: final });
     emit({ type: 'report', timeMs: elapsed(), report });
     emit({ type: 'session-end', timeMs: elapsed(), exitCode: report.exitCode });
