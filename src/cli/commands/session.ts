@@ -2,9 +2,11 @@
 // opened, kernel-log capture, real-time playback under load phases, correlation, a ranked
 // report with a conclusion, and a bundle folder. Restores xrun_debug whatever happens.
 import { homedir, tmpdir } from 'node:os';
-import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
+import { phaseCases, renderJunit } from '../../run/junit.js';
+import { junitPath, writeJunitFile } from '../../run/junit-file.js';
+import { toolVersion } from '../../tool-version.js';
 import { ROOT_OPTIONS } from '../root-options.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeJson } from '../output.js';
@@ -23,11 +25,6 @@ import { defaultSessionDeps } from '../../session/default-deps.js';
 import { usableJournalDir } from '../../session/journal-dir.js';
 import { startSession } from '../../session/run-session.js';
 import { renderReportMarkdown, renderReportText } from '../../session/report-text.js';
-
-/** The package version (not imported from main.js: that would be a module cycle). */
-function toolVersion(): string {
-  return (createRequire(import.meta.url)('../../../package.json') as { version: string }).version;
-}
 
 export const SESSION_OPTIONS = {
   device: {
@@ -131,6 +128,11 @@ export const SESSION_OPTIONS = {
       'also write a self-contained HTML report (timeline, headroom, offenders, stacks) to FILE',
   },
   json: { type: 'boolean', description: 'print the report as one JSON document on stdout' },
+  junit: {
+    type: 'string',
+    valueName: 'FILE',
+    description: 'also write JUnit XML to FILE: one test case per phase, failed when it had xruns',
+  },
   ...ROOT_OPTIONS,
 } as const;
 
@@ -168,6 +170,7 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     const { io } = ctx;
     const outDir = resolve(io.cwd, v.out ?? defaultOutDir(io.cwd, new Date()));
     const plan = parseSessionValues(v, { cwd: io.cwd, tmpdir: tmpdir(), outDir });
+    const junit = junitPath(io.cwd, v.junit);
     const interactiveProgress = io.stderrIsTTY && !v.json && !v.tui;
     const uid = process.getuid?.() ?? 1000;
     const journal = usableJournalDir(
@@ -224,6 +227,15 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     else if (v.markdown) io.stdout.write(renderReportMarkdown(report));
     // After the dashboard too: its last frame stays above, the report adds the bundle's path.
     else io.stdout.write(renderReportText(report));
+    if (junit)
+      writeJunitFile(
+        junit,
+        renderJunit(
+          `xrunhunt session ${v.device}`,
+          phaseCases(report, 'xrunhunt.session'),
+          report.durationMs / 1000,
+        ),
+      );
     return exitCode;
   },
 });
