@@ -1,7 +1,7 @@
 // The kernel side of a run, as session and watch both register it: the kernel capture and
-// xrun_debug on the run's streams — set only while the capture reads the log without the
-// kprobe — with the capture-status event that describes them and the dashboard's stack-dump
-// toggle.
+// xrun_debug on the run's streams — set unless --mask 0 or the kprobe is the capture, also
+// with --capture none (the dumps then stay in the kernel log for a later `analyze`) — with
+// the capture-status event that describes them and the dashboard's stack-dump toggle.
 import type { CaptureBackend } from '../bundle/index.js';
 import type { PcmStreamInfo } from '../proc/index.js';
 import type { SessionEvent } from '../session/events.js';
@@ -61,7 +61,9 @@ export function createKernelProbes(o: KernelProbesOptions): KernelProbes {
   const xrunDebug = createXrunDebugProbe({
     mask: o.mask,
     streams: o.streams,
-    wanted: () => capture.reading && !capture.kprobe,
+    // --mask decides what the kernel prints, --capture what xrunhunt reads; the kprobe
+    // replaces xrun_debug (it sees every XRUN stack without it).
+    wanted: () => !capture.kprobe,
     journalDir: o.journalDir,
     toolVersion: o.toolVersion,
     command: () => `${o.command} ${o.guardArgs()}`,

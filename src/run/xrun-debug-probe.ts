@@ -1,7 +1,7 @@
 // xrun_debug as a probe of the lifecycle: at apply it takes the guard on the streams the run
-// watches (known only then: a session learns its PCM when playback opened), but only while
-// something reads the kernel log without the kprobe (unread dumps would only flood the
-// log); at restore it puts the originals back and says so. Another live xrunhunt on the
+// watches (known only then: a session learns its PCM when playback opened) unless the run
+// does not want it (--mask 0, the kprobe backend); at restore it puts the originals back
+// and says so. Another live xrunhunt on the
 // same files is fatal (the guard throws); a failing write is a warning and a limitation.
 import type { PcmStreamInfo } from '../proc/index.js';
 import type { RunContext, RunProbe } from './probe.js';
@@ -16,7 +16,7 @@ export interface XrunDebugProbeOptions {
   mask: number;
   /** The streams to set, asked for at apply (those without xrun_debug are skipped). */
   streams: () => readonly PcmStreamInfo[];
-  /** Whether dumps would be read (a kernel-log source is open, not the kprobe). */
+  /** Whether xrun_debug is wanted now (not when the kprobe captures the stacks). */
   wanted: () => boolean;
   journalDir: string;
   toolVersion: string;

@@ -191,7 +191,7 @@ test('another xrunhunt changing the same xrun_debug: the session refuses (as wat
   assert.equal(await handle.done.catch(() => 1), 1);
 });
 
-test('--capture none: nobody reads the kernel log, so xrun_debug is left alone (as in watch)', async () => {
+test('--capture none: xrunhunt reads no kernel log, but --mask still sets xrun_debug (as watch now does too)', async () => {
   const run = setup('capture-none');
   const handle = startSession(
     options(run, { capture: 'none' }),
@@ -203,12 +203,14 @@ test('--capture none: nobody reads the kernel log, so xrun_debug is left alone (
       run.masksSeen.push(run.fake.readProc('asound/card0/pcm0p/xrun_debug').trim());
   });
   const { report } = await handle.outcome;
-  assert.deepEqual(run.masksSeen, ['0'], 'xrun_debug never changed');
-  assert.equal(report.kernelCapture.mask, null);
+  assert.deepEqual(run.masksSeen, ['3'], 'xrun_debug set while the session ran');
+  assert.equal(run.fake.readProc('asound/card0/pcm0p/xrun_debug').trim(), '0', 'restored');
+  assert.equal(report.kernelCapture.mask, 3);
   assert.equal(report.kernelCapture.source, 'none');
+  assert.equal(report.events.length, 0);
   assert.equal(run.contexts.length, 0, 'no capture selected');
   assert.ok(
-    report.limitations.some((l) => /--capture none/.test(l)),
+    report.limitations.some((l) => /--capture none: .*journalctl -k \| xrunhunt analyze -/.test(l)),
     report.limitations.join('\n'),
   );
 });

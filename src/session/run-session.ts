@@ -336,7 +336,7 @@ async function runSession(
     }
     if (p.capture === 'none') {
       limitations.push(
-        '--capture none: the kernel log was not read, so no XRUN dumps were seen; only userspace xruns were measured.',
+        '--capture none: xrunhunt did not read the kernel log, so this report has no XRUN dumps; only userspace xruns were measured. xrun_debug was still set: the dumps are in the kernel log ("journalctl -k | xrunhunt analyze -").',
       );
     }
     if (deps.preflight) {

@@ -156,7 +156,8 @@ test('XRUNs put down to the player, ranked, --until-xruns stops, xrun_debug rest
   );
 });
 
-test('the kprobe journal of a watch is labelled watch (it said session), --duration stops it', async () => {
+/** A 300 ms watch of one aplay stream with `capture`; the masks seen while it ran. */
+async function shortWatch(name: string, capture: string) {
   const dummy = dummyCard({}, 0);
   dummy.pcms[0]!.subs = [{ status: status(812) }];
   const fake = createFakeSystem({ cards: [dummy], proc: { '812/comm': 'aplay\n' } });
@@ -187,9 +188,9 @@ test('the kprobe journal of a watch is labelled watch (it said session), --durat
       durationMs: 300,
       untilXruns: null,
       mask: 3,
-      capture: 'auto',
+      capture,
       roots,
-      journalDir: join(work, 'journal-label'),
+      journalDir: join(work, `journal-${name}`),
       outDir: null,
       toolVersion: '0.0.0-test',
       machineId: () => 'test-machine',
@@ -205,9 +206,34 @@ test('the kprobe journal of a watch is labelled watch (it said session), --durat
     new AbortController().signal,
     deps,
   );
-  const { summary, exitCode } = await handle.outcome;
-  assert.equal(contexts[0]?.command, 'watch --capture auto');
-  assert.equal(summary.stopReason, '--duration 0 s reached');
-  assert.equal(exitCode, 0);
-  assert.equal(fake.readProc('asound/card0/pcm0p/xrun_debug').trim(), '0');
+  const masksSeen: string[] = [];
+  handle.onEvent((e) => {
+    if (e.type === 'capture-status')
+      masksSeen.push(fake.readProc('asound/card0/pcm0p/xrun_debug').trim());
+  });
+  const outcome = await handle.outcome;
+  return {
+    ...outcome,
+    contexts,
+    masksSeen,
+    after: fake.readProc('asound/card0/pcm0p/xrun_debug').trim(),
+  };
+}
+
+test('the kprobe journal of a watch is labelled watch (it said session), --duration stops it', async () => {
+  const w = await shortWatch('label', 'auto');
+  assert.equal(w.contexts[0]?.command, 'watch --capture auto');
+  assert.equal(w.summary.stopReason, '--duration 0 s reached');
+  assert.equal(w.exitCode, 0);
+  assert.deepEqual(w.masksSeen, ['3']);
+  assert.equal(w.after, '0', 'restored');
+});
+
+test('--capture none: --mask still sets xrun_debug (as session does; watch used to skip it)', async () => {
+  const w = await shortWatch('capture-none', 'none');
+  assert.equal(w.contexts.length, 0, 'no capture selected');
+  assert.deepEqual(w.masksSeen, ['3']);
+  assert.equal(w.report.kernelCapture.mask, 3);
+  assert.equal(w.after, '0', 'restored');
+  assert.ok(w.report.limitations.some((l) => /--capture none: /.test(l)));
 });

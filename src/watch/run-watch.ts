@@ -455,7 +455,7 @@ async function runWatch(
       }
       if (o.capture === 'none')
         limitations.push(
-          "--capture none: the kernel log was not read, so no XRUN dumps were seen; only the streams' own counters were watched.",
+          '--capture none: xrunhunt did not read the kernel log, so this report has no XRUN dumps; only the streams\' own counters were watched. xrun_debug was still set: the dumps are in the kernel log ("journalctl -k | xrunhunt analyze -").',
         );
       if (o.mask === 0)
         limitations.push(
