@@ -30,6 +30,15 @@ const status = (pid: number): string =>
 const HW =
   'access: RW_INTERLEAVED\nformat: S16_LE\nsubformat: STD\nchannels: 2\nrate: 48000 (48000/1)\nperiod_size: 256\nbuffer_size: 512\n';
 
+/** Reads a fake /proc file (undefined when it does not exist). */
+const read = (p: string): string | undefined => {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
+
 const work = mkdtempSync(join(tmpdir(), 'xrunhunt-run-watch-'));
 const fakes: FakeSystem[] = [];
 after(() => {
@@ -60,13 +69,6 @@ test('XRUNs put down to the player, ranked, --until-xruns stops, xrun_debug rest
     ...EXT4.map((l) => l.replace('pcmC0D0p', 'pcmC1D0p')),
     ...LOCKUP,
   ];
-  const read = (p: string): string | undefined => {
-    try {
-      return readFileSync(p, 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
   let masksWhileWatching: string[] = [];
   const deps: WatchDeps = {
     now: () => process.hrtime.bigint(),
@@ -163,13 +165,6 @@ async function shortWatch(name: string, capture: string) {
   const fake = createFakeSystem({ cards: [dummy], proc: { '812/comm': 'aplay\n' } });
   fakes.push(fake);
   fake.writeProc('asound/card0/pcm0p/sub0/hw_params', HW);
-  const read = (p: string): string | undefined => {
-    try {
-      return readFileSync(p, 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
   const contexts: (CaptureContext | undefined)[] = [];
   const deps: WatchDeps = {
     now: () => process.hrtime.bigint(),
