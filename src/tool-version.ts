@@ -1,9 +1,11 @@
-// The one place that knows xrunhunt's version (package.json), for --version, bundles and
-// journals. Not in cli/main.ts: commands importing main.ts would make a module cycle.
+// The one place xrunhunt's version comes from: package.json, read at run time next to the
+// compiled or source tree (src/ and dist/ both sit one level below the package root).
 import { createRequire } from 'node:module';
 
-/** The package version, as bundles and journals record it. */
+let cached: string | undefined;
+
+/** The package version (`0.1.0`), for --version, bundles, journals and report footers. */
 export function toolVersion(): string {
-  // src/tool-version.ts and dist/tool-version.js both sit one level below package.json.
-  return (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+  cached ??= (createRequire(import.meta.url)('../package.json') as { version: string }).version;
+  return cached;
 }

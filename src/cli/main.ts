@@ -4,7 +4,7 @@
 // threshold hit / a diagnosis is blocked.
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { toolVersion } from '../tool-version.js';
+import { createRequire } from 'node:module';
 import type { AnyCommand, CliIo, CommandGroup } from './command.js';
 import { parseCommandArgs, renderCommandHelp, renderGroupHelp } from './command.js';
 import { UsageError, isXrunhuntError, InterruptedError } from '../errors.js';
@@ -36,7 +36,11 @@ async function loadEntry(name: string): Promise<Entry> {
 
 const isGroup = (e: Entry): e is CommandGroup => 'subcommands' in e;
 
-export { toolVersion };
+/** Reads the package version for `--version` and for bundles. */
+export function toolVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (require('../../package.json') as { version: string }).version;
+}
 
 async function renderTopHelp(): Promise<string> {
   const entries = await Promise.all(commandNames().map(loadEntry));

@@ -6,7 +6,6 @@ import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { phaseCases, renderJunit } from '../../run/junit.js';
 import { junitPath, writeJunitFile } from '../../run/junit-file.js';
-import { toolVersion } from '../../tool-version.js';
 import { ROOT_OPTIONS } from '../root-options.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeJson } from '../output.js';
@@ -25,6 +24,7 @@ import { defaultSessionDeps } from '../../session/default-deps.js';
 import { usableJournalDir } from '../../session/journal-dir.js';
 import { startSession } from '../../session/run-session.js';
 import { renderReportMarkdown, renderReportText } from '../../session/report-text.js';
+import { toolVersion } from '../../tool-version.js';
 
 export const SESSION_OPTIONS = {
   device: {

@@ -8,7 +8,6 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { phaseCases, renderJunit } from '../../run/junit.js';
 import { junitPath, writeJunitFile } from '../../run/junit-file.js';
-import { toolVersion } from '../../tool-version.js';
 import { ROOT_OPTIONS } from '../root-options.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeNdjson } from '../output.js';
@@ -24,6 +23,7 @@ import { findWatchTargets, startWatch } from '../../watch/run-watch.js';
 import type { WatchDeps } from '../../watch/run-watch.js';
 import { renderWatchText } from '../../watch/watch-report.js';
 import { streamLabel } from '../../watch/running-streams.js';
+import { toolVersion } from '../../tool-version.js';
 
 /** The production dependencies of a watch. */
 function defaultWatchDeps(): WatchDeps {
