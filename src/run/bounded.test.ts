@@ -2,7 +2,7 @@
 // kernel log's first and last bytes kept with a marker where lines were dropped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { HeadTailLines, KeptList } from './bounded.js';
+import { HeadTailLines, KeptList, pushCapped } from './bounded.js';
 
 test('KeptList keeps the first cap items, returns their indices, counts the rest', () => {
   const k = new KeptList<string>(2);
@@ -32,4 +32,13 @@ test('HeadTailLines under budget: every line, no marker; empty: empty text', () 
   log.push('b');
   assert.equal(log.text(), 'a\nb\n');
   assert.equal(new HeadTailLines().text(), '');
+});
+
+test('pushCapped stops at the cap and says so', () => {
+  const l: number[] = [];
+  assert.deepEqual(
+    [1, 2, 3].map((v) => pushCapped(l, v, 2)),
+    [true, true, false],
+  );
+  assert.deepEqual(l, [1, 2]);
 });

@@ -5,9 +5,18 @@
 export const MAX_KEPT_KERNEL_EVENTS = 10_000;
 /** Userspace xruns kept per session (~60 bytes each). */
 export const MAX_KEPT_XRUNS = 100_000;
+/** Per-second headroom minima kept per phase: a day of one phase (~0.7 MB). */
+export const MAX_HEADROOM_SAMPLES_PER_PHASE = 86_400;
 /** kernel.log keeps the first and the last this many bytes of the captured log. */
 export const KERNEL_LOG_HEAD_BYTES = 8 << 20;
 export const KERNEL_LOG_TAIL_BYTES = 8 << 20;
+
+/** Appends `value` while `list` is shorter than `cap`; returns whether it was kept. */
+export function pushCapped<T>(list: T[], value: T, cap: number): boolean {
+  if (list.length >= cap) return false;
+  list.push(value);
+  return true;
+}
 
 /** The first `cap` items in full, a count of the rest (indices into it stay stable). */
 export class KeptList<T> {

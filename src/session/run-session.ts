@@ -12,7 +12,13 @@ import type { PlaybackOptions, StallPlan } from '../playback/index.js';
 import type { PlaybackHandle } from '../playback/index.js';
 import type { PcmStreamInfo } from '../proc/index.js';
 import type { RunDeps, RunOptions } from '../run/run-options.js';
-import { MAX_KEPT_KERNEL_EVENTS, MAX_KEPT_XRUNS, KeptList } from '../run/bounded.js';
+import {
+  MAX_HEADROOM_SAMPLES_PER_PHASE,
+  MAX_KEPT_KERNEL_EVENTS,
+  MAX_KEPT_XRUNS,
+  KeptList,
+  pushCapped,
+} from '../run/bounded.js';
 import { openRunBundle, runBundleBasics } from '../run/bundle-writer.js';
 import type { CapturedKernelEvent } from '../run/kernel-capture.js';
 import { createKernelProbes } from '../run/kernel-probes.js';
@@ -217,7 +223,8 @@ async function runSession(
     },
     onStats: (s) => {
       const ph = phases.current;
-      if (ph && s.minHeadroomUs !== null) ph.headroomSamplesUs.push(s.minHeadroomUs);
+      if (ph && s.minHeadroomUs !== null)
+        pushCapped(ph.headroomSamplesUs, s.minHeadroomUs, MAX_HEADROOM_SAMPLES_PER_PHASE);
       emit({
         type: 'stats',
         timeMs: elapsed(),

@@ -222,6 +222,11 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     if (v.html !== undefined) {
       const { writeSessionHtml } = await import('../../report-html/index.js');
       await writeSessionHtml(resolve(io.cwd, v.html), report, handle.events.history);
+      const dropped = handle.events.droppedFromHistory;
+      if (dropped > 0)
+        io.stderr.write(
+          `xrunhunt: note: the HTML timeline shows the newest ${handle.events.history.length} events; ${dropped} earlier ones are only in ${outDir}/events.ndjson\n`,
+        );
     }
     if (v.json) writeJson(io.stdout, report);
     else if (v.markdown) io.stdout.write(renderReportMarkdown(report));
