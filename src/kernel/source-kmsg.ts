@@ -5,7 +5,7 @@
 // are contiguous, so any gap is "N kernel messages lost".
 import { constants, promises as fsp, readSync } from 'node:fs';
 import { errnoCode } from '../errors.js';
-import type { ClockOffset, KernelCaptureSource } from '../session/capture.js';
+import type { ClockOffset, KernelCaptureSource } from './source-contract.js';
 import { LineQueue } from './source-queue.js';
 
 /** How long to wait after EAGAIN before reading again: short enough that a dump is seen

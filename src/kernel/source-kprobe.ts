@@ -20,7 +20,7 @@ import {
   sessionPartJournalFile,
 } from '../proc/index.js';
 import type { RestoreReport, SettingFileIo } from '../proc/index.js';
-import type { CaptureCandidate, ClockOffset, KernelCaptureSource } from '../session/capture.js';
+import type { CaptureCandidate, ClockOffset, KernelCaptureSource } from './source-contract.js';
 import { LineQueue } from './source-queue.js';
 import {
   KPROBE_EVENT,

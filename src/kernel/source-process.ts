@@ -4,8 +4,7 @@
 // records lost to ring-buffer overruns, so lostMessages stays 0 and a warning says so.
 import { spawn as nodeSpawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import type { CaptureSourceName } from '../session/events.js';
-import type { CapturedLine, KernelCaptureSource } from '../session/capture.js';
+import type { CaptureSourceName, CapturedLine, KernelCaptureSource } from './source-contract.js';
 import { LineQueue } from './source-queue.js';
 
 /** How a follower is started; tests inject a real small script instead of journalctl. */

@@ -1,7 +1,7 @@
 // A small push→pull queue: capture sources push lines as they read them, the session
 // pulls them with `for await`. Unbounded on purpose: a burst of stack dumps must never be
 // dropped by us (the kernel's own ring buffer is the only place lines may be lost).
-import type { CapturedLine } from '../session/capture.js';
+import type { CapturedLine } from './source-contract.js';
 
 /** Buffers pushed lines for one async consumer; `end()` finishes iteration after the buffer. */
 export class LineQueue implements AsyncIterable<CapturedLine> {

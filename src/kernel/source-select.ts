@@ -3,8 +3,11 @@
 // report can say plainly what could not be seen.
 import { execFile } from 'node:child_process';
 import { UsageError, errnoCode } from '../errors.js';
-import type { CaptureCandidate, KernelCaptureSource } from '../session/capture.js';
-import type { CaptureSourceName } from '../session/events.js';
+import type {
+  CaptureCandidate,
+  CaptureSourceName,
+  KernelCaptureSource,
+} from './source-contract.js';
 import { createKmsgSource, openKmsgDevice } from './source-kmsg.js';
 import { createProcessSource } from './source-process.js';
 

@@ -21,7 +21,7 @@ export function defaultSessionDeps(): SessionDeps {
         kprobeCaptureCandidate({
           journalDir: context?.journalDir ?? '/run/xrunhunt',
           toolVersion: context?.toolVersion ?? 'unknown',
-          command: `session --capture ${capture}`,
+          command: context?.command ?? `session --capture ${capture}`,
         });
       if (capture === 'kprobe') return selectCapture('trace_pipe', signal, [kprobe()]);
       if (capture === 'auto' && context && !context.xrunDebugAvailable)

@@ -4,10 +4,11 @@
 // touches /proc, ALSA or loads; it calls the SessionControl methods instead.
 //
 // Every event carries `timeMs`: milliseconds since the session started (CLOCK_MONOTONIC).
+import type { CaptureSourceName } from '../kernel/source-contract.js';
 import type { SessionReport } from './report-model.js';
+import { EventBus } from '../run/event-bus.js';
 
-/** Kernel-log capture backends a session can use ('none' = userspace xruns only). */
-export type CaptureSourceName = 'kmsg' | 'journalctl' | 'dmesg' | 'trace_pipe' | 'none';
+export type { CaptureSourceName };
 
 /** Session parameters as resolved from the command line (units in the names). */
 export interface SessionParams {
@@ -199,79 +200,18 @@ export interface SessionControl {
   setStackDumps(on: boolean): void;
 }
 
-type Listener = (event: SessionEvent) => void;
-
 /**
  * Fan-out for session events: synchronous listeners (the event log, the dashboard) and
- * async iteration (`for await (const e of bus)`), which ends after 'session-end'.
- * Pure: no IO, no clock.
+ * async iteration (`for await (const e of bus)`), which ends after 'session-end'. The
+ * catch-up history is bounded (src/run/event-bus.ts): the start events are always kept.
  */
-export class SessionEventBus implements AsyncIterable<SessionEvent> {
-  private readonly listeners = new Set<Listener>();
-  private ended = false;
-  /** Every event so far, so late subscribers (a dashboard starting up) can catch up. */
-  readonly history: SessionEvent[] = [];
-
-  /** Delivers one event to every listener; a throwing listener never stops the session. */
-  emit(event: SessionEvent): void {
-    if (this.ended) return;
-    this.history.push(event);
-    for (const l of [...this.listeners]) {
-      try {
-        l(event);
-      } catch {
-        // A broken observer must not break the session (it still restores /proc).
-      }
-    }
-    if (event.type === 'session-end') this.ended = true;
-  }
-
-  /** Subscribes; returns the unsubscribe function. */
-  on(listener: Listener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  /** Subscribes to one event type only. */
-  onType<T extends SessionEventType>(type: T, listener: (event: EventOf<T>) => void): () => void {
-    return this.on((e) => {
-      if (e.type === type) listener(e as EventOf<T>);
+export class SessionEventBus extends EventBus<SessionEvent> {
+  constructor(historyCap?: number) {
+    super({
+      terminal: 'session-end',
+      headerTypes: ['session-start', 'preflight', 'playback-started'],
+      ...(historyCap === undefined ? {} : { historyCap }),
     });
-  }
-
-  get isEnded(): boolean {
-    return this.ended;
-  }
-
-  /** Iterates from the beginning (history first), ending after 'session-end'. */
-  [Symbol.asyncIterator](): AsyncIterator<SessionEvent> {
-    const queue: SessionEvent[] = [...this.history];
-    let wake: (() => void) | null = null;
-    let done = this.ended;
-    const off = this.on((e) => {
-      queue.push(e);
-      if (e.type === 'session-end') done = true;
-      wake?.();
-    });
-    return {
-      next: async (): Promise<IteratorResult<SessionEvent>> => {
-        for (;;) {
-          const e = queue.shift();
-          if (e !== undefined) return { value: e, done: false };
-          if (done) {
-            off();
-            return { value: undefined, done: true };
-          }
-          await new Promise<void>((r) => (wake = r));
-          wake = null;
-        }
-      },
-      return: async (): Promise<IteratorResult<SessionEvent>> => {
-        off();
-        done = true;
-        return { value: undefined, done: true };
-      },
-    };
   }
 }
 

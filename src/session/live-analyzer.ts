@@ -2,7 +2,9 @@
 // dashboard and the event log see kernel events as they happen. The analyzer is streaming
 // but reports events only at finish(); whenever it is idle (no record open) finishing is
 // lossless, so we finish that chunk and start a new analyzer. Pure: lines in, events out.
-import { createLogAnalyzer, loadRules, rankOffenders } from '../analysis/index.js';
+// It keeps no events: the ranking is a rolling aggregate (bounded memory on long runs).
+import { createLogAnalyzer, loadRules } from '../analysis/index.js';
+import { createRollingRanking } from '../run/rolling-offenders.js';
 import type { LogAnalyzer, OffenderRank, RuleSet, XrunEvent } from '../analysis/index.js';
 
 /** Lines per chunk before we look for an idle point: a dump is ~60 lines, so a few dumps. */
@@ -18,15 +20,15 @@ export interface LiveAnalyzer {
   flush(): XrunEvent[];
   /** Closes everything and returns the remaining events. */
   finish(): XrunEvent[];
-  /** All events so far, in log order. */
-  readonly events: readonly XrunEvent[];
+  /** Events completed so far (all of them, kept or not). */
+  readonly eventCount: number;
   readonly warnings: readonly string[];
   rank(): OffenderRank[];
 }
 
 /** Creates a chunked live analyzer; event `line` numbers count from the session's first line. */
 export function createLiveAnalyzer(rules: RuleSet = loadRules()): LiveAnalyzer {
-  const all: XrunEvent[] = [];
+  const ranking = createRollingRanking();
   const warnings: string[] = [];
   let analyzer: LogAnalyzer = createLogAnalyzer({ rules });
   let base = 0; // lines consumed by finished chunks
@@ -39,7 +41,7 @@ export function createLiveAnalyzer(rules: RuleSet = loadRules()): LiveAnalyzer {
     base += inChunk;
     inChunk = 0;
     analyzer = createLogAnalyzer({ rules });
-    all.push(...events);
+    for (const e of events) ranking.add(e);
     return events;
   };
 
@@ -55,10 +57,10 @@ export function createLiveAnalyzer(rules: RuleSet = loadRules()): LiveAnalyzer {
     finish(): XrunEvent[] {
       return flush();
     },
-    get events() {
-      return all;
+    get eventCount() {
+      return ranking.total;
     },
     warnings,
-    rank: () => rankOffenders(all),
+    rank: () => ranking.rank(),
   };
 }

@@ -7,6 +7,7 @@ import {
   renderStressText,
   summarizeStress,
   type StressCell,
+  stressJunitCases,
 } from './stress.js';
 
 const cell = (load: string, periodFrames: number, xruns: number | null): StressCell => ({
@@ -58,4 +59,47 @@ test('the summary names the smallest xrun-free period per load and exits 2 when 
   assert.match(text, /write: xruns at every period tried/);
   const ok = summarizeStress([64], ['idle'], [cell('idle', 64, 0)]);
   assert.equal(ok.exitCode, 0);
+});
+
+test('stress JUnit cases: failed with xruns and the top offender, skipped above a passing period, error when a cell failed', () => {
+  const cell = (
+    periodFrames: number,
+    xruns: number | null,
+    note: string | null,
+    top: string | null = null,
+  ) => ({
+    load: 'write',
+    periodFrames,
+    xruns,
+    xrunsPerMin: null,
+    kernelEvents: xruns,
+    topOffender: top,
+    durationMs: xruns === null ? null : 5000,
+    note,
+  });
+  const s = summarizeStress(
+    [32, 64, 128, 256],
+    ['write'],
+    [
+      cell(32, null, 'cannot open device'),
+      cell(64, 4, null, 'ext4_finish_bio'),
+      cell(128, 0, null),
+      cell(256, null, null),
+    ],
+  );
+  const cases = stressJunitCases(s);
+  assert.deepEqual(
+    cases.map((c) => [c.name, c.failure?.message ?? null, c.skipped, c.error]),
+    [
+      ['write @ period 32', null, null, 'cannot open device'],
+      [
+        'write @ period 64',
+        '4 xrun(s) with write at period 64; top offender ext4_finish_bio',
+        null,
+        null,
+      ],
+      ['write @ period 128', null, null, null],
+      ['write @ period 256', null, 'a smaller period already ran without xruns', null],
+    ],
+  );
 });

@@ -4,6 +4,7 @@
 import { UsageError } from '../errors.js';
 import { LOAD_KINDS, type LoadKind } from '../load/index.js';
 import { parseInteger } from '../units.js';
+import type { JunitCase } from '../run/junit.js';
 
 export interface StressCell {
   load: string;
@@ -118,4 +119,31 @@ export function renderStressText(
     for (const c of notes) out.push(`  - ${c.load} @ ${c.periodFrames}: ${c.note}`);
   }
   return out.join('\n') + '\n';
+}
+
+/** One JUnit case per cell: failed with xruns (top offender in the message), skipped when not run. */
+export function stressJunitCases(s: StressSummary): JunitCase[] {
+  return s.cells.map((c) => {
+    const failed = c.xruns !== null && c.xruns > 0;
+    const message = failed
+      ? `${c.xruns} xrun(s) with ${c.load} at period ${c.periodFrames}${c.topOffender ? `; top offender ${c.topOffender}` : '; no kernel offender captured'}`
+      : '';
+    const ran = c.xruns !== null;
+    return {
+      name: `${c.load} @ period ${c.periodFrames}`,
+      classname: `xrunhunt.stress.${c.load}`,
+      timeSec: (c.durationMs ?? 0) / 1000,
+      failure: failed
+        ? { message, detail: `${message}\nkernel events: ${c.kernelEvents ?? 0}` }
+        : null,
+      skipped: ran
+        ? null
+        : c.note === null
+          ? 'a smaller period already ran without xruns'
+          : c.note === 'interrupted'
+            ? 'interrupted'
+            : null,
+      error: !ran && c.note !== null && c.note !== 'interrupted' ? c.note : null,
+    };
+  });
 }

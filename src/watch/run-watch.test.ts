@@ -17,45 +17,27 @@ import {
 } from '../../test/helpers/fake-proc.js';
 import { readBundle } from '../bundle/index.js';
 import { discoverAsound } from '../proc/index.js';
-import type { CapturedLine, KernelCaptureSource } from '../session/capture.js';
+import type { CaptureContext } from '../kernel/source-contract.js';
+import { kernelLogFixture, mockCapture } from '../run/mock-capture.js';
 import { createLoadSampler } from './load-sampler.js';
 import { findWatchTargets, startWatch, type WatchDeps, type WatchEvent } from './run-watch.js';
 
-const fixture = (name: string): string[] =>
-  readFileSync(new URL(`../../test/fixtures/kernel-logs/${name}`, import.meta.url), 'utf8')
-    .split('\n')
-    .filter((l) => l !== '' && !l.startsWith('#'));
-const LOCKUP = fixture('lab-6.1-x86_64-lockup-test_unlock-irq.txt');
-const EXT4 = fixture('lab-6.1-x86_64-io-load-ext4-writeback-kernel.txt');
-
-/** MOCK kernel-log source: yields the given dumps, one line at a time, then waits for close(). */
-function mockCapture(lines: string[]): KernelCaptureSource {
-  let closed = false;
-  let wake: (() => void) | null = null;
-  return {
-    name: 'kmsg',
-    lostMessages: 0,
-    warnings: [],
-    async start() {},
-    async close() {
-      closed = true;
-      wake?.();
-    },
-    async *[Symbol.asyncIterator](): AsyncIterator<CapturedLine> {
-      for (const text of lines) {
-        if (closed) return;
-        await new Promise((r) => setTimeout(r, 2));
-        yield { text, readNs: Number(process.hrtime.bigint()) };
-      }
-      while (!closed) await new Promise<void>((r) => (wake = r));
-    },
-  };
-}
+const LOCKUP = kernelLogFixture('lab-6.1-x86_64-lockup-test_unlock-irq.txt');
+const EXT4 = kernelLogFixture('lab-6.1-x86_64-io-load-ext4-writeback-kernel.txt');
 
 const status = (pid: number): string =>
   `state: RUNNING\nowner_pid   : ${pid}\ntrigger_time: 1.0\ntstamp      : 1.0\ndelay       : 256\navail       : 256\navail_max   : 300\n-----\nhw_ptr      : 1000\nappl_ptr    : 1256\n`;
 const HW =
   'access: RW_INTERLEAVED\nformat: S16_LE\nsubformat: STD\nchannels: 2\nrate: 48000 (48000/1)\nperiod_size: 256\nbuffer_size: 512\n';
+
+/** Reads a fake /proc file (undefined when it does not exist). */
+const read = (p: string): string | undefined => {
+  try {
+    return readFileSync(p, 'utf8');
+  } catch {
+    return undefined;
+  }
+};
 
 const work = mkdtempSync(join(tmpdir(), 'xrunhunt-run-watch-'));
 const fakes: FakeSystem[] = [];
@@ -87,13 +69,6 @@ test('XRUNs put down to the player, ranked, --until-xruns stops, xrun_debug rest
     ...EXT4.map((l) => l.replace('pcmC0D0p', 'pcmC1D0p')),
     ...LOCKUP,
   ];
-  const read = (p: string): string | undefined => {
-    try {
-      return readFileSync(p, 'utf8');
-    } catch {
-      return undefined;
-    }
-  };
   let masksWhileWatching: string[] = [];
   const deps: WatchDeps = {
     now: () => process.hrtime.bigint(),
@@ -181,4 +156,79 @@ test('XRUNs put down to the player, ranked, --until-xruns stops, xrun_debug rest
     readFileSync(join(out, 'report.txt'), 'utf8'),
     /Streams watched\n {2}pcmC0D0p \(aplay, pid 812\): 3 kernel XRUN/,
   );
+});
+
+/** A 300 ms watch of one aplay stream with `capture`; the masks seen while it ran. */
+async function shortWatch(name: string, capture: string) {
+  const dummy = dummyCard({}, 0);
+  dummy.pcms[0]!.subs = [{ status: status(812) }];
+  const fake = createFakeSystem({ cards: [dummy], proc: { '812/comm': 'aplay\n' } });
+  fakes.push(fake);
+  fake.writeProc('asound/card0/pcm0p/sub0/hw_params', HW);
+  const contexts: (CaptureContext | undefined)[] = [];
+  const deps: WatchDeps = {
+    now: () => process.hrtime.bigint(),
+    discover: (root) => discoverAsound(root),
+    read,
+    selectCapture: async (_c, _s, context) => {
+      contexts.push(context);
+      return { source: mockCapture([]), name: 'kmsg', skipped: [] };
+    },
+    loadSampler: (root) => createLoadSampler(root),
+  };
+  const roots = { procRoot: fake.procRoot, sysRoot: fake.sysRoot, bootRoot: fake.bootRoot };
+  const handle = startWatch(
+    {
+      pcms: [],
+      durationMs: 300,
+      untilXruns: null,
+      mask: 3,
+      capture,
+      roots,
+      journalDir: join(work, `journal-${name}`),
+      outDir: null,
+      toolVersion: '0.0.0-test',
+      machineId: () => 'test-machine',
+      scrub: true,
+      stderr: new PassThrough(),
+      stdin: new PassThrough(),
+      interactive: false,
+      progress: false,
+      humanOut: null,
+      rankEveryMs: 60_000,
+    },
+    findWatchTargets({ pcms: [], roots }, deps),
+    new AbortController().signal,
+    deps,
+  );
+  const masksSeen: string[] = [];
+  handle.onEvent((e) => {
+    if (e.type === 'capture-status')
+      masksSeen.push(fake.readProc('asound/card0/pcm0p/xrun_debug').trim());
+  });
+  const outcome = await handle.outcome;
+  return {
+    ...outcome,
+    contexts,
+    masksSeen,
+    after: fake.readProc('asound/card0/pcm0p/xrun_debug').trim(),
+  };
+}
+
+test('the kprobe journal of a watch is labelled watch (it said session), --duration stops it', async () => {
+  const w = await shortWatch('label', 'auto');
+  assert.equal(w.contexts[0]?.command, 'watch --capture auto');
+  assert.equal(w.summary.stopReason, '--duration 0 s reached');
+  assert.equal(w.exitCode, 0);
+  assert.deepEqual(w.masksSeen, ['3']);
+  assert.equal(w.after, '0', 'restored');
+});
+
+test('--capture none: --mask still sets xrun_debug (as session does; watch used to skip it)', async () => {
+  const w = await shortWatch('capture-none', 'none');
+  assert.equal(w.contexts.length, 0, 'no capture selected');
+  assert.deepEqual(w.masksSeen, ['3']);
+  assert.equal(w.report.kernelCapture.mask, 3);
+  assert.equal(w.after, '0', 'restored');
+  assert.ok(w.report.limitations.some((l) => /--capture none: /.test(l)));
 });

@@ -4,31 +4,24 @@
 // attributes each XRUN to a stream and its owner with the machine's load at that moment,
 // polls the streams' own counters for underruns the kernel does not report, and ends with
 // the same report and bundle as a session (kind 'watch'). Every machine access comes in
-// through WatchDeps.
-import { createRunNotes } from '../session/run-notes.js';
-import { join } from 'node:path';
-import * as os from 'node:os';
-import type { Readable, Writable } from 'node:stream';
+// through WatchDeps; the loop itself is the run lifecycle (src/run/lifecycle.ts).
 import { XrunhuntError } from '../errors.js';
-import { RULES_VERSION } from '../analysis/index.js';
-import type { XrunEvent as AnalyzerEvent } from '../analysis/index.js';
-import type { BundleHost, CaptureBackend } from '../bundle/index.js';
-import type { AsoundDiscovery, PcmStreamInfo, RestoreReport } from '../proc/index.js';
+import type { BundleHost } from '../bundle/index.js';
+import type { AsoundDiscovery, PcmStreamInfo } from '../proc/index.js';
+import { MAX_KEPT_KERNEL_EVENTS, KeptList } from '../run/bounded.js';
+import { openRunBundle, runBundleBasics } from '../run/bundle-writer.js';
+import type { RunDeps, RunOptions } from '../run/run-options.js';
+import { EventBus } from '../run/event-bus.js';
+import { createIntervalProbe } from '../run/interval-probe.js';
+import type { CapturedKernelEvent } from '../run/kernel-capture.js';
+import { createKernelProbes } from '../run/kernel-probes.js';
+import { runLifecycle } from '../run/lifecycle.js';
 import {
-  SettingsJournal,
-  XrunDebugControl,
-  assertNoLiveSession,
-  currentOwner,
-  describeRestoreReport,
-  explainXrunDebugAbsence,
-  readKernelConfig,
-  readKernelRelease,
-  restorePendingJournals,
-  sessionJournalFile,
-} from '../proc/index.js';
-import type { SelectedCapture } from '../kernel/source-select.js';
-import type { KernelCaptureSource } from '../session/capture.js';
-import type { EventLogWriter } from '../session/event-log.js';
+  createRunContext,
+  createRunStopper,
+  explainNoXrunDebug,
+  settleRun,
+} from '../run/run-start.js';
 import type {
   SessionControl,
   SessionEvent,
@@ -36,17 +29,9 @@ import type {
   SessionParams,
 } from '../session/events.js';
 import { SessionEventBus } from '../session/events.js';
-import { gatherHostFacts, type HostFacts } from '../session/host-facts.js';
-import { createLiveAnalyzer } from '../session/live-analyzer.js';
-import type { CaptureContext } from '../session/run-session.js';
-import {
-  BUNDLE_FILES,
-  openBundleEventLog,
-  sessionToBundle,
-  writeBundleFolder,
-} from '../session/session-bundle.js';
+import { gatherHostFacts } from '../session/host-facts.js';
+import { sessionToBundle } from '../session/session-bundle.js';
 import type { SessionReport } from '../session/report-model.js';
-import { sampleShowsUnderrun } from './hidden-xruns.js';
 import type { LoadSampler } from './load-sampler.js';
 import type { ReadText, StreamScan, WatchedStream } from './running-streams.js';
 import {
@@ -56,7 +41,7 @@ import {
   streamLabel,
   type RunningServer,
 } from './running-streams.js';
-import { parseStreamStatus } from './stream-proc-formats.js';
+import { createStreamPoller } from './stream-poller.js';
 import {
   attributeStream,
   rankWatch,
@@ -72,10 +57,6 @@ import {
   type WatchSummary,
 } from './watch-report.js';
 
-/** After stopping, keep reading the kernel log this long (the last dumps are still being printed). */
-const DRAIN_MS = 400;
-/** A pause in the kernel log this long means the dump being printed is complete. */
-const QUIET_FLUSH_MS = 300;
 /** Stream status poll: often enough to catch most hidden underruns of a 5–20 ms buffer
  * run (each read covers every underrun since the last read, counted once), rare enough
  * to cost nothing (a few µs per read). */
@@ -124,41 +105,24 @@ export interface WatchStreamInfo {
   xrunDebug: boolean;
 }
 
-export interface WatchOptions {
+export interface WatchOptions extends RunOptions {
   /** `--pcm` names (empty: every running stream). */
   pcms: string[];
   durationMs: number | null;
   untilXruns: number | null;
   mask: number;
   capture: string;
-  roots: { procRoot: string; sysRoot: string; bootRoot: string };
-  journalDir: string;
-  outDir: string | null;
-  toolVersion: string;
-  machineId: () => string;
   scrub: boolean;
-  stderr: Writable;
-  stdin: Readable;
-  interactive: boolean;
-  /** Progress notes on stderr. */
-  progress: boolean;
   /** Called with each human line (xrun lines, rankings); null: none (json/tui). */
   humanOut: ((text: string) => void) | null;
   pollMs?: number;
   rankEveryMs?: number;
 }
 
-export interface WatchDeps {
-  now: () => bigint;
-  discover: (procRoot: string) => AsoundDiscovery;
+export interface WatchDeps extends RunDeps {
   read: ReadText;
   /** Lists a folder (the process list for naming sound servers); absent: not looked for. */
   readdir?: (path: string) => string[];
-  selectCapture: (
-    capture: string,
-    signal: AbortSignal,
-    context?: CaptureContext,
-  ) => Promise<SelectedCapture>;
   loadSampler: (procRoot: string) => LoadSampler;
 }
 
@@ -177,8 +141,6 @@ export interface WatchHandle {
   done: Promise<number>;
   outcome: Promise<WatchOutcome>;
 }
-
-const errMsg = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** Finds what to watch, or throws the plain "nothing to watch" error before anything changes. */
 export function findWatchTargets(
@@ -264,51 +226,18 @@ export function watchParams(
   };
 }
 
-/** Journals and sets `mask` on the PCMs' xrun_debug; restores exactly once (also on process.exit). */
-function takeXrunDebugAll(
-  pcms: PcmStreamInfo[],
-  mask: number,
-  o: { journalDir: string; toolVersion: string; command: string },
-): {
-  restore: () => RestoreReport | null;
-  setMask: (mask: number) => void;
-  changes: { pcm: string; from: number | undefined }[];
-} {
-  assertNoLiveSession(
-    o.journalDir,
-    pcms.flatMap((s) => (s.xrunDebugPath ? [s.xrunDebugPath] : [])),
-  );
-  const journal = SettingsJournal.open(
-    sessionJournalFile(o.journalDir, process.pid),
-    currentOwner(o.command, true, o.toolVersion),
-  );
-  const control = new XrunDebugControl(journal);
-  let done = false;
-  let report: RestoreReport | null = null;
-  const restore = (): RestoreReport | null => {
-    if (done) return report;
-    done = true;
-    process.off('exit', onExit);
-    report = control.restore();
-    return report;
-  };
-  // process.exit() (a second Ctrl-C) skips finally blocks; restoring is synchronous.
-  const onExit = (): void => void restore();
-  process.once('exit', onExit);
-  try {
-    const changes = control.enable(pcms, mask);
-    return {
-      restore,
-      // The journal keeps the first original: a second enable only changes the value.
-      setMask: (m) => {
-        if (!done) control.enable(pcms, m);
-      },
-      changes: changes.map((c) => ({ pcm: c.pcm, from: c.from })),
-    };
-  } catch (err) {
-    restore();
-    throw err;
-  }
+/** The watch-only event types (the session bus and the dashboard never see them). */
+const WATCH_ONLY_TYPES: ReadonlySet<string> = new Set([
+  'watch-start',
+  'watch-xrun',
+  'underrun-seen',
+  'stream-stopped',
+  'ranking',
+  'watch-report',
+]);
+
+function isSessionEvent(e: WatchEvent): e is SessionEvent {
+  return !WATCH_ONLY_TYPES.has(e.type);
 }
 
 /** Starts watching `streams` (from findWatchTargets); returns events, controls and outcome. */
@@ -318,60 +247,36 @@ export function startWatch(
   signal: AbortSignal,
   deps: WatchDeps,
 ): WatchHandle {
-  const bus = new SessionEventBus();
-  const listeners = new Set<(e: WatchEvent) => void>();
-  const stopCtl = new AbortController();
-  let stopReason: string | null = null;
-  const requestStop = (reason: string): void => {
-    if (stopCtl.signal.aborted) return;
-    stopReason = reason;
-    stopCtl.abort(new Error(reason));
-  };
-  if (signal.aborted) requestStop('interrupted');
-  signal.addEventListener('abort', () => requestStop('interrupted (Ctrl-C)'), { once: true });
-  let stackHook: ((on: boolean) => void) | null = null;
+  // Every event, watch-only ones included; the watch report is the last.
+  const bus = new EventBus<WatchEvent>({
+    terminal: 'watch-report',
+    headerTypes: ['session-start', 'watch-start', 'playback-started'],
+  });
+  const sessionBus = new SessionEventBus();
+  bus.on((e) => {
+    if (isSessionEvent(e)) sessionBus.emit(e);
+  });
+  const stopper = createRunStopper(signal, 'interrupted (Ctrl-C)');
+  let stackDumps: ((on: boolean) => void) | null = null;
   const control: SessionControl = {
-    stop: () => requestStop('stopped from the dashboard'),
+    stop: () => stopper.request('stopped from the dashboard'),
     pauseLoad: () => undefined,
     resumeLoad: () => undefined,
     nextPhase: () => undefined,
-    setStackDumps: (on) => stackHook?.(on),
+    setStackDumps: (on) => stackDumps?.(on),
   };
-  // Events emitted before a listener subscribes (the start runs synchronously) are replayed to it.
-  const history: WatchEvent[] = [];
-  const emit = (e: WatchEvent): void => {
-    history.push(e);
-    for (const l of [...listeners]) {
-      try {
-        l(e);
-      } catch {
-        // an observer must not break the watch (it still restores /proc)
-      }
-    }
-    if (
-      !e.type.startsWith('watch-') &&
-      !['underrun-seen', 'stream-stopped', 'ranking'].includes(e.type)
-    )
-      bus.emit(e as SessionEvent);
-  };
-  const outcome = runWatch(options, targets, deps, emit, stopCtl.signal, {
-    requestStop,
-    reason: () => stopReason,
-    setStackHook: (f) => (stackHook = f),
+  const outcome = runWatch(options, targets, deps, bus, stopper, (f) => (stackDumps = f));
+  const done = settleRun(outcome, 'watch', {
+    get isEnded() {
+      return sessionBus.isEnded;
+    },
+    emit: (e) => bus.emit(e),
   });
-  outcome.catch((err: unknown) => {
-    if (bus.isEnded) return;
-    emit({ type: 'warning', timeMs: 0, message: `watch failed: ${errMsg(err)}` });
-    emit({ type: 'session-end', timeMs: 0, exitCode: 1 });
-  });
-  const done = outcome.then((o) => o.exitCode);
-  done.catch(() => undefined);
   return {
-    events: bus,
+    events: sessionBus,
     onEvent: (l) => {
-      for (const e of history) l(e);
-      listeners.add(l);
-      return () => listeners.delete(l);
+      for (const e of bus.history) l(e);
+      return bus.on(l);
     },
     control,
     done,
@@ -379,83 +284,27 @@ export function startWatch(
   };
 }
 
-interface Hooks {
-  requestStop(reason: string): void;
-  reason(): string | null;
-  setStackHook(f: ((on: boolean) => void) | null): void;
-}
-
 async function runWatch(
   o: WatchOptions,
   targets: { discovery: AsoundDiscovery; streams: WatchedStream[] },
   deps: WatchDeps,
-  emit: (e: WatchEvent) => void,
-  stop: AbortSignal,
-  hooks: Hooks,
+  bus: EventBus<WatchEvent>,
+  stopper: ReturnType<typeof createRunStopper>,
+  setStackDumps: (f: (on: boolean) => void) => void,
 ): Promise<WatchOutcome> {
-  const streams = targets.streams;
-  const discovery = targets.discovery;
+  const { streams, discovery } = targets;
   const pollMs = o.pollMs ?? DEFAULT_POLL_MS;
   const rankEveryMs = o.rankEveryMs ?? DEFAULT_RANK_EVERY_MS;
-  const t0 = deps.now();
-  const elapsed = (): number => Number(deps.now() - t0) / 1e6;
-  const { warnings, limitations, warn, note } = createRunNotes({
-    emitWarning: (message) => emit({ type: 'warning', timeMs: elapsed(), message }),
-    progress: o.progress,
-    stderr: o.stderr,
-  });
-
-  // ---- init ---------------------------------------------------------------------------
-  let log: EventLogWriter | null = null;
-  if (o.outDir) {
-    log = openBundleEventLog(o.outDir);
-  }
-  const l = log;
-  const emitLogged = (e: WatchEvent): void => {
-    l?.append(e as SessionEvent);
-    emit(e);
+  const out = openRunBundle(o.outDir);
+  // Everything but the final watch report goes into events.ndjson too.
+  const emit = (e: WatchEvent): void => {
+    if (e.type !== 'watch-report') out.append(e as SessionEvent);
+    bus.emit(e);
   };
-  const facts: HostFacts = gatherHostFacts(discovery, o.roots);
+  const { ctx, notes, t0, elapsed } = createRunContext(deps.now, stopper, emit, o);
+  const { warnings, limitations, warn, note } = notes;
+  const facts = gatherHostFacts(discovery, o.roots);
   const params = watchParams(o, streams);
-  emitLogged({
-    type: 'session-start',
-    timeMs: elapsed(),
-    params,
-    host: facts.summary,
-    startedAt: new Date().toISOString(),
-    logPath: log?.path ?? null,
-  });
-  emitLogged({ type: 'watch-start', timeMs: elapsed(), streams: streams.map(streamInfo) });
-  // The dashboard's stream panel shows the (first) watched stream as the one "playing".
-  const first = streams[0];
-  if (first && first.hw.rateHz && first.hw.periodFrames && first.hw.bufferFrames) {
-    emitLogged({
-      type: 'playback-started',
-      timeMs: elapsed(),
-      device: streamLabel(first),
-      granted: {
-        rateHz: first.hw.rateHz,
-        periodFrames: first.hw.periodFrames,
-        bufferFrames: first.hw.bufferFrames,
-      },
-      policy: `played by ${first.owner ?? 'an unknown owner'}`,
-      hwPcm: first.pcm,
-    });
-  }
-  for (const s of streams) {
-    note(
-      `watching ${streamLabel(s)}: ${s.hw.periodFrames ?? '?'} / ${s.hw.bufferFrames ?? '?'} frames at ${s.hw.rateHz ?? '?'} Hz${s.kernel.reports ? '' : ` (${s.kernel.reason})`}`,
-    );
-  }
-
-  const pending = await restorePendingJournals(o.journalDir, {
-    stderr: o.stderr,
-    stdin: o.stdin,
-    interactive: o.interactive,
-  });
-  for (const r of pending.restored) {
-    warn(`restored settings left by a killed run (${describeRestoreReport(r.report).join('; ')})`);
-  }
 
   // Which PCMs can have xrun_debug set (one per PCM, whatever the substream).
   const pcmInfos: PcmStreamInfo[] = [];
@@ -464,83 +313,39 @@ async function runWatch(
     if (info && !pcmInfos.includes(info)) pcmInfos.push(info);
   }
   const withXrunDebug = pcmInfos.filter((p) => p.xrunDebugPath !== undefined);
-  if (withXrunDebug.length < pcmInfos.length) {
-    const cfg = readKernelConfig({
-      procRoot: o.roots.procRoot,
-      bootRoot: o.roots.bootRoot,
-      release: readKernelRelease(o.roots.procRoot),
-    });
-    const why = explainXrunDebugAbsence({
-      procRoot: o.roots.procRoot,
-      asoundPresent: discovery.present,
-      cardCount: discovery.cards.length,
-      streamCount: discovery.streams.length,
-      kernelRelease: facts.summary.kernelRelease,
-      config: cfg.config,
-      configSource: cfg.source,
-      configTried: cfg.tried,
-    });
-    limitations.push(
-      `No xrun_debug for ${pcmInfos
-        .filter((p) => !p.xrunDebugPath)
-        .map((p) => p.pcm)
-        .join(', ')}: ${why.message}. To see the kernel code at each underrun: ${why.hint}.`,
-    );
-  }
-  if (o.capture === 'none')
-    limitations.push(
-      "--capture none: the kernel log was not read, so no XRUN dumps were seen; only the streams' own counters were watched.",
-    );
-  if (o.mask === 0)
-    limitations.push('--mask 0: xrun_debug was not changed, so the kernel printed no XRUN dumps.');
 
-  // ---- apply --------------------------------------------------------------------------
-  let capture: SelectedCapture = { source: null, name: 'none', skipped: [] };
-  let source: KernelCaptureSource | null = null;
-  let xd: ReturnType<typeof takeXrunDebugAll> | null = null;
-  let mask: number | null = null;
-  const live = createLiveAnalyzer();
-  const kernelLines: string[] = [];
-  const events: SessionKernelEvent[] = [];
-  const xruns: WatchXrun[] = [];
-  const polled = new Map<string, number>();
-  const stopped: string[] = [];
+  const events = new KeptList<SessionKernelEvent>(MAX_KEPT_KERNEL_EVENTS);
+  const xruns = new KeptList<WatchXrun>(MAX_KEPT_KERNEL_EVENTS);
+  let watchedXruns = 0;
   const sampler = deps.loadSampler(o.roots.procRoot);
-  let offsetNs: number | null = null;
-  let clockAlignment: 'marker' | 'assumed' | 'none' = 'none';
-  let captureLoop: Promise<void> = Promise.resolve();
-  const timers: NodeJS.Timeout[] = [];
-  let lastLineAt = 0;
-  let restored = false;
+  const poller = createStreamPoller(streams, deps.read, {
+    stopped: (label, state, ownerPid) => {
+      emit({ type: 'stream-stopped', timeMs: elapsed(), stream: label, state });
+      note(`${label} stopped (${state === 'closed' ? 'closed' : `now owned by pid ${ownerPid}`})`);
+    },
+    underrun: (label, st) =>
+      emit({
+        type: 'underrun-seen',
+        timeMs: elapsed(),
+        stream: label,
+        state: st.state,
+        availMax: st.availMax ?? null,
+        avail: st.avail ?? null,
+        hwPtr: st.hwPtr ?? null,
+        applPtr: st.applPtr ?? null,
+      }),
+    nothingLeft: () => stopper.request('nothing is playing any more (every watched stream closed)'),
+  });
+  const ranking = (): WatchRanking => rankWatch(streams, xruns.items, poller.polled);
 
-  const ranking = (): WatchRanking => rankWatch(streams, xruns, polled);
-  const watchedXruns = (): number =>
-    xruns.filter((x) => x.stream !== null && x.event.kind === 'xrun').length;
-
-  const onKernel = (batch: AnalyzerEvent[]): void => {
-    for (const e of batch) {
+  const onKernel = (batch: CapturedKernelEvent[]): void => {
+    for (const { event } of batch) {
       const now = elapsed();
-      const se: SessionKernelEvent = {
-        kind: e.kind,
-        pcm: e.pcm,
-        time: e.time ?? null,
-        sessionMs: null,
-        phase: WATCH_PHASE,
-        offender: {
-          class: e.offender.class,
-          function: e.offender.function,
-          module: e.offender.module,
-          signature: e.offender.signature,
-        },
-        frames: e.frames.map((f) => (f.module ? `${f.function} [${f.module}]` : f.function)),
-      };
-      if (se.time !== null && offsetNs !== null) {
-        se.sessionMs = (se.time * 1e9 + offsetNs - Number(t0)) / 1e6;
-      }
-      events.push(se);
+      const se: SessionKernelEvent = { ...event, phase: WATCH_PHASE };
+      const index = events.push(se);
       const stream = attributeStream(se.pcm, streams);
       const x: WatchXrun = {
-        index: events.length - 1,
+        index: index ?? events.total - 1,
         timeMs: now,
         pcm: se.pcm,
         stream: stream ? streamLabel(stream) : null,
@@ -549,320 +354,230 @@ async function runWatch(
         load: stream ? sampler.snapshot(now) : null,
       };
       xruns.push(x);
-      emitLogged({ type: 'kernel-event', timeMs: now, event: se, matchedXrun: null });
-      emitLogged({ type: 'watch-xrun', timeMs: now, xrun: x });
+      if (x.stream !== null && se.kind === 'xrun') watchedXruns++;
+      emit({ type: 'kernel-event', timeMs: now, event: se, matchedXrun: null });
+      emit({ type: 'watch-xrun', timeMs: now, xrun: x });
       if (stream) o.humanOut?.(renderXrunLine(x) + '\n');
-      if (o.untilXruns !== null && watchedXruns() >= o.untilXruns) {
-        hooks.requestStop(`${o.untilXruns} xrun(s) reached (--until-xruns)`);
+      if (o.untilXruns !== null && watchedXruns >= o.untilXruns) {
+        stopper.request(`${o.untilXruns} xrun(s) reached (--until-xruns)`);
       }
     }
   };
 
-  const restoreXrunDebug = (): void => {
-    if (restored || !xd) return;
-    restored = true;
-    const report = xd.restore();
-    if (report) {
-      for (const f of report.failed)
-        warn(`could not restore ${f.path} to ${f.value}: ${f.error}; run "xrunhunt debug restore"`);
-      if (report.restored.length) note(describeRestoreReport(report).join('; '));
-    }
-  };
+  const kernel = createKernelProbes({
+    command: 'watch',
+    capture: o.capture,
+    mask: o.mask,
+    xrunDebugAvailable: withXrunDebug.length > 0,
+    journalDir: o.journalDir,
+    toolVersion: o.toolVersion,
+    select: deps.selectCapture,
+    onEvents: onKernel,
+    streams: () => withXrunDebug,
+    guardArgs: () => withXrunDebug.map((p) => `--pcm ${p.pcm}`).join(' '),
+    emit,
+    elapsed,
+    warn,
+  });
+  const { capture, xrunDebug } = kernel;
+  setStackDumps(kernel.setStackDumps);
+  // Load baseline and dashboard stats once a second.
+  const loadSampling = createIntervalProbe(
+    'load sampler',
+    TICK_MS,
+    () => {
+      const t = elapsed();
+      sampler.tick(t);
+      emit({
+        type: 'stats',
+        timeMs: t,
+        elapsedMs: t,
+        xruns: watchedXruns,
+        kernelEvents: events.total,
+        headroom: null,
+        phase: WATCH_PHASE,
+        load: null,
+        loadPaused: false,
+      });
+    },
+    { atStart: () => sampler.tick(elapsed()) },
+  );
+  const polling = createIntervalProbe('stream poller', pollMs, () => poller.poll(), {
+    atStart: () => poller.poll(),
+  });
+  const liveRanking = createIntervalProbe('live ranking', rankEveryMs, () => {
+    const r = ranking();
+    emit({ type: 'ranking', timeMs: elapsed(), ranking: r });
+    o.humanOut?.(renderRankingText(r, elapsed()));
+  });
 
   let durationMs = 0;
-  try {
-    if (o.capture !== 'none' && o.mask !== 0) {
-      capture = await deps.selectCapture(o.capture, stop, {
-        xrunDebugAvailable: withXrunDebug.length > 0,
-        journalDir: o.journalDir,
-        toolVersion: o.toolVersion,
-      });
-      source = capture.source;
-      for (const s of capture.skipped) warn(`kernel log: ${s}`);
-    }
-    const kprobe = capture.name === 'trace_pipe';
-    if (kprobe) {
-      const i = limitations.findIndex((x) => x.startsWith('No xrun_debug'));
-      if (i >= 0) limitations.splice(i, 1);
-      note('capturing XRUN stacks through a kprobe on __snd_pcm_xrun (trace_pipe)');
-      if (streams.length > 1)
-        limitations.push(
-          `The kprobe backend does not name the PCM of an XRUN: with ${streams.length} streams watched, its events cannot be put down to one stream and are counted apart (watch one stream with --pcm to attribute them).`,
-        );
-    }
-    if (source) {
-      const src = source;
-      captureLoop = (async () => {
-        for await (const line of src) {
-          kernelLines.push(line.text);
-          lastLineAt = Date.now();
-          onKernel(live.push(line.text));
-        }
-      })();
-      timers.push(
-        setInterval(() => {
-          if (lastLineAt && Date.now() - lastLineAt > QUIET_FLUSH_MS) {
-            lastLineAt = 0;
-            onKernel(live.flush());
-          }
-        }, QUIET_FLUSH_MS),
-      );
-      const measured = src.measureClockOffset ? await src.measureClockOffset() : null;
-      offsetNs = measured ? measured.offsetNs : 0;
-      clockAlignment = measured ? 'marker' : 'assumed';
-    } else if (o.capture !== 'none' && o.mask !== 0) {
-      limitations.push(
-        `No kernel log could be read (${capture.skipped.join('; ') || 'no source'}): kernel XRUN dumps cannot be seen. Run as root.`,
-      );
-    }
-    if (!kprobe && source && o.mask !== 0 && withXrunDebug.length > 0) {
-      try {
-        xd = takeXrunDebugAll(withXrunDebug, o.mask, {
-          journalDir: o.journalDir,
-          toolVersion: o.toolVersion,
-          command: `watch ${withXrunDebug.map((p) => `--pcm ${p.pcm}`).join(' ')}`,
-        });
-        mask = o.mask;
-        note(
-          `xrun_debug set to ${o.mask} on ${xd.changes.map((c) => `${c.pcm} (was ${String(c.from)})`).join(', ')}`,
-        );
-      } catch (err) {
-        if (err instanceof XrunhuntError && /another xrunhunt/.test(err.message)) throw err;
-        warn(`could not set xrun_debug: ${errMsg(err)}`);
-        limitations.push('xrun_debug could not be set; kernel dumps may be missing.');
-      }
-    }
-    hooks.setStackHook((on) => {
-      if (!xd || mask === null) return;
-      try {
-        const m = on ? mask | 2 : mask & ~2;
-        xd.setMask(m);
-        mask = m;
-        emitCapture();
-      } catch (err) {
-        warn(`could not change xrun_debug: ${errMsg(err)}`);
-      }
-    });
-    const emitCapture = (): void =>
-      emitLogged({
-        type: 'capture-status',
+  return runLifecycle(ctx, o, [capture, xrunDebug, loadSampling, polling, liveRanking], {
+    init: () => {
+      emit({
+        type: 'session-start',
         timeMs: elapsed(),
-        source: capture.name,
-        lostMessages: source?.lostMessages ?? 0,
-        mask,
-        pcm: xd ? withXrunDebug.map((p) => p.pcm).join(',') : null,
-        stackDumps: mask !== null && (mask & 2) !== 0,
+        params,
+        host: facts.summary,
+        startedAt: new Date().toISOString(),
+        logPath: out.logPath,
       });
-    emitCapture();
-    emitLogged({
-      type: 'phase-start',
+      emit({ type: 'watch-start', timeMs: elapsed(), streams: streams.map(streamInfo) });
+      // The dashboard's stream panel shows the (first) watched stream as the one "playing".
+      const first = streams[0];
+      if (first && first.hw.rateHz && first.hw.periodFrames && first.hw.bufferFrames) {
+        emit({
+          type: 'playback-started',
+          timeMs: elapsed(),
+          device: streamLabel(first),
+          granted: {
+            rateHz: first.hw.rateHz,
+            periodFrames: first.hw.periodFrames,
+            bufferFrames: first.hw.bufferFrames,
+          },
+          policy: `played by ${first.owner ?? 'an unknown owner'}`,
+          hwPcm: first.pcm,
+        });
+      }
+      for (const s of streams) {
+        note(
+          `watching ${streamLabel(s)}: ${s.hw.periodFrames ?? '?'} / ${s.hw.bufferFrames ?? '?'} frames at ${s.hw.rateHz ?? '?'} Hz${s.kernel.reports ? '' : ` (${s.kernel.reason})`}`,
+        );
+      }
+      if (withXrunDebug.length < pcmInfos.length) {
+        const why = explainNoXrunDebug(o.roots, discovery, facts.summary.kernelRelease);
+        limitations.push(
+          `No xrun_debug for ${pcmInfos
+            .filter((p) => !p.xrunDebugPath)
+            .map((p) => p.pcm)
+            .join(', ')}: ${why.message}. To see the kernel code at each underrun: ${why.hint}.`,
+        );
+      }
+      if (o.capture === 'none')
+        limitations.push(
+          '--capture none: xrunhunt did not read the kernel log, so this report has no XRUN dumps; only the streams\' own counters were watched. xrun_debug was still set: the dumps are in the kernel log ("journalctl -k | xrunhunt analyze -").',
+        );
+      if (o.mask === 0)
+        limitations.push(
+          '--mask 0: xrun_debug was not changed, so the kernel printed no XRUN dumps.',
+        );
+    },
+    afterApply: (probe) => {
+      if (probe === capture && capture.kprobe) {
+        const i = limitations.findIndex((x) => x.startsWith('No xrun_debug'));
+        if (i >= 0) limitations.splice(i, 1);
+        if (streams.length > 1)
+          limitations.push(
+            `The kprobe backend does not name the PCM of an XRUN: with ${streams.length} streams watched, its events cannot be put down to one stream and are counted apart (watch one stream with --pcm to attribute them).`,
+          );
+      }
+      if (probe === xrunDebug) {
+        kernel.emitStatus();
+        emit({
+          type: 'phase-start',
+          timeMs: elapsed(),
+          phase: WATCH_PHASE,
+          kind: WATCH_PHASE,
+          index: 0,
+          total: 1,
+          durationMs: o.durationMs ?? 0,
+        });
+      }
+    },
+    run: async () => {
+      const limit =
+        o.durationMs === null
+          ? null
+          : setTimeout(
+              () => stopper.request(`--duration ${Math.round(o.durationMs! / 1000)} s reached`),
+              o.durationMs,
+            );
+      if (!ctx.stop.aborted)
+        await new Promise<void>((r) =>
+          ctx.stop.addEventListener('abort', () => r(), { once: true }),
+        );
+      if (limit) clearTimeout(limit);
+      durationMs = elapsed();
+    },
+    analyze: () => analyze(),
+  });
+
+  /** The report and the bundle: the machine is already back. */
+  async function analyze(): Promise<WatchOutcome> {
+    const reason = stopper.reason ?? 'stopped';
+    note(`stopped: ${reason}`);
+    if (events.dropped > 0)
+      warnings.push(
+        `long watch: ${events.dropped} kernel events beyond the first ${MAX_KEPT_KERNEL_EVENTS} were counted (and ranked by offender) but not kept in detail`,
+      );
+    emit({
+      type: 'phase-end',
       timeMs: elapsed(),
       phase: WATCH_PHASE,
-      kind: WATCH_PHASE,
       index: 0,
-      total: 1,
-      durationMs: o.durationMs ?? 0,
+      xruns: watchedXruns,
+      throughput: null,
+      cut: false,
     });
-
-    // ---- run: poll the streams, sample the load, rank ----------------------------------
-    sampler.tick(elapsed());
-    const firstPoll = new Set<string>();
-    const poll = (): void => {
-      let alive = 0;
-      for (const s of streams) {
-        const label = streamLabel(s);
-        if (stopped.includes(label)) continue;
-        const st = parseStreamStatus(deps.read(s.statusPath) ?? '');
-        if (
-          st.state === 'closed' ||
-          (st.ownerPid !== undefined && s.ownerPid !== null && st.ownerPid !== s.ownerPid)
-        ) {
-          stopped.push(label);
-          emitLogged({ type: 'stream-stopped', timeMs: elapsed(), stream: label, state: st.state });
-          note(
-            `${label} stopped (${st.state === 'closed' ? 'closed' : `now owned by pid ${st.ownerPid}`})`,
-          );
-          continue;
-        }
-        alive++;
-        // The first read only clears avail_max accumulated before we looked.
-        if (!firstPoll.has(label)) {
-          firstPoll.add(label);
-          continue;
-        }
-        if (
-          s.hw.bufferFrames !== undefined &&
-          sampleShowsUnderrun(st, s.hw.bufferFrames, s.direction)
-        ) {
-          polled.set(label, (polled.get(label) ?? 0) + 1);
-          emitLogged({
-            type: 'underrun-seen',
-            timeMs: elapsed(),
-            stream: label,
-            state: st.state,
-            availMax: st.availMax ?? null,
-            avail: st.avail ?? null,
-            hwPtr: st.hwPtr ?? null,
-            applPtr: st.applPtr ?? null,
-          });
-        }
-      }
-      if (alive === 0)
-        hooks.requestStop('nothing is playing any more (every watched stream closed)');
-    };
-    poll();
-    timers.push(setInterval(poll, pollMs));
-    timers.push(
-      setInterval(() => {
-        const t = elapsed();
-        sampler.tick(t);
-        emitLogged({
-          type: 'stats',
-          timeMs: t,
-          elapsedMs: t,
-          xruns: watchedXruns(),
-          kernelEvents: events.length,
-          headroom: null,
-          phase: WATCH_PHASE,
-          load: null,
-          loadPaused: false,
-        });
-      }, TICK_MS),
-    );
-    timers.push(
-      setInterval(() => {
-        const r = ranking();
-        emitLogged({ type: 'ranking', timeMs: elapsed(), ranking: r });
-        o.humanOut?.(renderRankingText(r, elapsed()));
-      }, rankEveryMs),
-    );
-    if (o.durationMs !== null) {
-      timers.push(
-        setTimeout(
-          () => hooks.requestStop(`--duration ${Math.round(o.durationMs! / 1000)} s reached`),
-          o.durationMs,
-        ),
-      );
-    }
-    if (!stop.aborted)
-      await new Promise<void>((r) => stop.addEventListener('abort', () => r(), { once: true }));
-    durationMs = elapsed();
-  } finally {
-    for (const t of timers) clearInterval(t);
-    if (source) await new Promise((r) => setTimeout(r, DRAIN_MS));
-    restoreXrunDebug();
-    if (source) await source.close().catch(() => undefined);
-    await captureLoop.catch((err: unknown) => warn(`kernel log capture failed: ${errMsg(err)}`));
-    hooks.setStackHook(null);
-  }
-  onKernel(live.finish());
-  if (source) {
-    for (const w of source.warnings) warn(`kernel log: ${w}`);
-    if (source.lostMessages > 0)
-      warn(
-        `${source.lostMessages} kernel messages lost (the ring buffer wrapped before they were read): boot with a larger log_buf_len`,
-      );
-  }
-  for (const w of live.warnings) warnings.push(`analysis: ${w}`);
-  const reason = hooks.reason() ?? 'stopped';
-  note(`stopped: ${reason}`);
-  emitLogged({
-    type: 'phase-end',
-    timeMs: elapsed(),
-    phase: WATCH_PHASE,
-    index: 0,
-    xruns: watchedXruns(),
-    throughput: null,
-    cut: false,
-  });
-
-  // ---- report and bundle ------------------------------------------------------------------
-  const files = o.outDir
-    ? {
-        bundle: join(o.outDir, BUNDLE_FILES.bundle),
-        events: join(o.outDir, BUNDLE_FILES.events),
-        kernelLog: join(o.outDir, BUNDLE_FILES.kernelLog),
-        report: join(o.outDir, BUNDLE_FILES.report),
-      }
-    : { bundle: null, events: null, kernelLog: null, report: null };
-  const final = ranking();
-  const { report, summary } = buildWatchReport({
-    params,
-    host: facts.summary,
-    durationMs,
-    streams,
-    events,
-    xruns,
-    ranking: final,
-    capture: {
-      source: capture.name,
-      lostMessages: source?.lostMessages ?? 0,
-      pcm: xd ? withXrunDebug.map((p) => p.pcm).join(',') : null,
-      mask,
-    },
-    clockAlignment,
-    offsetNs,
-    startNs: Number(t0),
-    pollMs,
-    stopReason: reason,
-    stopped,
-    limitations,
-    warnings,
-    bundle: o.outDir,
-    files,
-  });
-  if (o.outDir) {
-    try {
-      const captureBackend: CaptureBackend = xd
-        ? 'xrun_debug'
-        : capture.name === 'trace_pipe'
-          ? 'kprobe'
-          : 'none';
-      const first = streams[0];
-      const bundle = sessionToBundle({
-        report,
-        host: facts.bundle as BundleHost,
-        machineId: o.machineId(),
-        toolVersion: o.toolVersion,
-        createdAt: new Date().toISOString(),
-        frames: events.map((e) => e.frames),
-        channels: first?.hw.channels ?? 0,
-        format: first?.hw.format ?? 'unknown',
-        bufferFrames: first?.hw.bufferFrames ?? 0,
-        rtPolicy: 'unknown',
-        rtPriority: null,
-        captureBackend,
-        playbackMs: durationMs,
-        histograms: null,
-        rulesVersion: RULES_VERSION,
-      });
-      bundle.kind = 'watch';
-      await writeBundleFolder({
-        dir: o.outDir,
-        bundle,
-        kernelLog: kernelLines.join('\n') + (kernelLines.length ? '\n' : ''),
-        reportText: renderWatchText(report, summary),
-        scrub: o.scrub ? { hostnames: [os.hostname()], users: [safeUser()] } : null,
-      });
-    } catch (err) {
-      warnings.push(`could not write the bundle: ${errMsg(err)}`);
-      report.warnings = warnings;
-      report.files.bundle = null;
-    }
-  }
-  emitLogged({ type: 'ranking', timeMs: elapsed(), ranking: final });
-  emitLogged({ type: 'report', timeMs: elapsed(), report });
-  emitLogged({ type: 'session-end', timeMs: elapsed(), exitCode: report.exitCode });
-  // Last, so NDJSON readers find the whole result on the final line.
-  emit({ type: 'watch-report', timeMs: elapsed(), report, watch: summary });
-  log?.close();
-  return { exitCode: report.exitCode, report, summary };
-}
-
-function safeUser(): string {
-  try {
-    return os.userInfo().username;
-  } catch {
-    return '';
+    const final = ranking();
+    const guardStatus = xrunDebug.status();
+    const { report, summary } = buildWatchReport({
+      params,
+      host: facts.summary,
+      durationMs,
+      streams,
+      events: events.items,
+      xruns: xruns.items,
+      ranking: final,
+      capture: {
+        source: capture.sourceName,
+        lostMessages: capture.lostMessages,
+        pcm: guardStatus.pcm,
+        mask: guardStatus.mask,
+      },
+      clockAlignment: capture.clockAlignment,
+      offsetNs: capture.offsetNs,
+      startNs: Number(t0),
+      pollMs,
+      stopReason: reason,
+      stopped: [...poller.stopped],
+      limitations,
+      warnings,
+      bundle: o.outDir,
+      files: out.files,
+    });
+    const first = streams[0];
+    await out.writeFor(report, warnings, () => ({
+      bundle: {
+        ...sessionToBundle({
+          report,
+          ...runBundleBasics({
+            host: facts.bundle as BundleHost,
+            machineId: o.machineId,
+            toolVersion: o.toolVersion,
+            events: events.items,
+            captureBackend: kernel.backend(),
+          }),
+          channels: first?.hw.channels ?? 0,
+          format: first?.hw.format ?? 'unknown',
+          bufferFrames: first?.hw.bufferFrames ?? 0,
+          rtPolicy: 'unknown',
+          rtPriority: null,
+          playbackMs: durationMs,
+          histograms: null,
+        }),
+        kind: 'watch',
+      },
+      reportText: renderWatchText(report, summary),
+      probeFiles: capture.bundleFiles(),
+      scrub: o.scrub,
+    }));
+    emit({ type: 'ranking', timeMs: elapsed(), ranking: final });
+    emit({ type: 'report', timeMs: elapsed(), report });
+    emit({ type: 'session-end', timeMs: elapsed(), exitCode: report.exitCode });
+    out.close(o.scrub);
+    // Last, so NDJSON readers find the whole result on the final line.
+    emit({ type: 'watch-report', timeMs: elapsed(), report, watch: summary });
+    return { exitCode: report.exitCode, report, summary };
   }
 }

@@ -3,7 +3,7 @@
 // bad options) — all without a sound device.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -269,4 +269,84 @@ test('stress rejects bad lists with the option named', async () => {
   const l = await runCli(['stress', '--loads', 'idle,nap']);
   assert.equal(l.code, 1);
   assert.match(l.stderr, /invalid --loads entry "nap"/);
+});
+
+test('--junit FILE in a folder that does not exist: a usage error before anything runs', async () => {
+  const junit = ['--junit', join(work, 'no-such-dir', 'j.xml')];
+  for (const cmd of [
+    ['session', '--device', 'null', '--out', join(work, 'never-junit-session')],
+    ['stress', '--device', 'null'],
+    ['watch', '--out', join(work, 'never-junit-watch')],
+  ]) {
+    const r = await runCli([...cmd, ...junit]);
+    assert.equal(r.code, 1, `${cmd[0]}: ${r.stderr}`);
+    assert.match(r.stderr, /invalid --junit ".*j\.xml": the folder ".*no-such-dir" does not exist/);
+    assert.ok(!existsSync(join(work, `never-junit-${cmd[0]}`)), 'nothing written');
+  }
+});
+
+test('session and stress --junit on the null device: a case per phase and per cell', async () => {
+  const env = { XDG_STATE_HOME: join(work, 'junit-state') };
+  const sessionXml = join(work, 'session-junit.xml');
+  const s = await runCli(
+    [
+      'session',
+      '--device',
+      'null',
+      '--phases',
+      'idle:300ms,write:300ms',
+      '--capture',
+      'none',
+      '--out',
+      join(work, 'junit-session'),
+      '--junit',
+      sessionXml,
+      '--json',
+    ],
+    { env, timeoutMs: 60_000 },
+  );
+  assert.ok(s.code === 0 || s.code === 2, s.stderr);
+  const report = JSON.parse(s.stdout) as { phases: { name: string; xruns: number }[] };
+  const xml = readFileSync(sessionXml, 'utf8');
+  assert.match(xml, /^<\?xml version="1.0" encoding="UTF-8"\?>/);
+  assert.deepEqual(
+    [...xml.matchAll(/<testcase name="([^"]+)" classname="xrunhunt.session"/g)].map((m) => m[1]),
+    report.phases.map((p) => p.name),
+  );
+  const failed = report.phases.filter((p) => p.xruns > 0).length;
+  assert.match(xml, new RegExp(`<testsuite [^>]*tests="2" failures="${failed}"`));
+
+  const stressXml = join(work, 'stress-junit.xml');
+  const t = await runCli(
+    [
+      'stress',
+      '--device',
+      'null',
+      '--periods',
+      '256,512',
+      '--loads',
+      'idle',
+      '--each',
+      '300ms',
+      '--capture',
+      'none',
+      '--rt-priority',
+      '0',
+      '--junit',
+      stressXml,
+      '--json',
+    ],
+    { env, timeoutMs: 60_000 },
+  );
+  assert.ok(t.code === 0 || t.code === 2, t.stderr);
+  const matrix = JSON.parse(t.stdout) as {
+    cells: { periodFrames: number; xruns: number | null }[];
+  };
+  const sx = readFileSync(stressXml, 'utf8');
+  assert.deepEqual(
+    [...sx.matchAll(/<testcase name="([^"]+)"/g)].map((m) => m[1]),
+    matrix.cells.map((c) => `idle @ period ${c.periodFrames}`),
+  );
+  const skipped = matrix.cells.filter((c) => c.xruns === null).length;
+  assert.match(sx, new RegExp(`<testsuite [^>]*tests="2" [^>]*skipped="${skipped}"`));
 });

@@ -4,6 +4,8 @@
 import { homedir, tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
+import { phaseCases, renderJunit } from '../../run/junit.js';
+import { junitPath, writeJunitFile } from '../../run/junit-file.js';
 import { ROOT_OPTIONS } from '../root-options.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeJson } from '../output.js';
@@ -135,6 +137,11 @@ export const SESSION_OPTIONS = {
       'also write a self-contained HTML report (timeline, headroom, offenders, stacks) to FILE',
   },
   json: { type: 'boolean', description: 'print the report as one JSON document on stdout' },
+  junit: {
+    type: 'string',
+    valueName: 'FILE',
+    description: 'also write JUnit XML to FILE: one test case per phase, failed when it had xruns',
+  },
   ...ROOT_OPTIONS,
 } as const;
 
@@ -172,6 +179,7 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     const { io } = ctx;
     const outDir = resolve(io.cwd, v.out ?? defaultOutDir(io.cwd, new Date()));
     const plan = parseSessionValues(v, { cwd: io.cwd, tmpdir: tmpdir(), outDir });
+    const junit = junitPath(io.cwd, v.junit);
     const interactiveProgress = io.stderrIsTTY && !v.json && !v.tui;
     const uid = process.getuid?.() ?? 1000;
     const journal = usableJournalDir(
@@ -223,11 +231,25 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     if (v.html !== undefined) {
       const { writeSessionHtml } = await import('../../report-html/index.js');
       await writeSessionHtml(resolve(io.cwd, v.html), report, handle.events.history);
+      const dropped = handle.events.droppedFromHistory;
+      if (dropped > 0)
+        io.stderr.write(
+          `xrunhunt: note: the HTML timeline shows the newest ${handle.events.history.length} events; ${dropped} earlier ones are only in ${outDir}/events.ndjson\n`,
+        );
     }
     if (v.json) writeJson(io.stdout, report);
     else if (v.markdown) io.stdout.write(renderReportMarkdown(report));
     // After the dashboard too: its last frame stays above, the report adds the bundle's path.
     else io.stdout.write(renderReportText(report));
+    if (junit)
+      writeJunitFile(
+        junit,
+        renderJunit(
+          `xrunhunt session ${v.device}`,
+          phaseCases(report, 'xrunhunt.session'),
+          report.durationMs / 1000,
+        ),
+      );
     return exitCode;
   },
 });

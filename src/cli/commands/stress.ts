@@ -9,15 +9,15 @@ import { machineId } from '../../bundle/index.js';
 import { parseSessionValues } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
 import { usableJournalDir } from '../../session/journal-dir.js';
-import { startSession } from '../../session/run-session.js';
-import { offenderName } from '../../session/report-build.js';
+import { renderJunit } from '../../run/junit.js';
+import { junitPath, writeJunitFile } from '../../run/junit-file.js';
+import { nothingRan, runStressMatrix } from '../../session/stress-run.js';
 import {
-  cellNeeded,
   parseLoadList,
   parsePeriodList,
   renderStressText,
+  stressJunitCases,
   summarizeStress,
-  type StressCell,
 } from '../../session/stress.js';
 import { toolVersion } from '../../tool-version.js';
 
@@ -103,6 +103,11 @@ period tried, 1 error.`,
       description: 'pin the writer thread to CPU N',
     },
     json: { type: 'boolean', description: 'print the matrix as one JSON document' },
+    junit: {
+      type: 'string',
+      valueName: 'FILE',
+      description: 'also write JUnit XML to FILE: one test case per cell, failed when it had xruns',
+    },
     'proc-root': {
       type: 'string',
       valueName: 'DIR',
@@ -116,7 +121,7 @@ period tried, 1 error.`,
     const periods = parsePeriodList(v['period-sizes']);
     const loads = parseLoadList(v.loads);
     const eachMs = parseDuration(v.each, '--each');
-    const cells: StressCell[] = [];
+    const junit = junitPath(io.cwd, v.junit);
     const base = {
       device: v.device,
       periods: v['buffer-periods'],
@@ -150,80 +155,40 @@ period tried, 1 error.`,
       tmpdir(),
     );
     if (journal.fallbackReason) io.stderr.write(`xrunhunt: note: ${journal.fallbackReason}\n`);
-    const journalDir = journal.dir;
-    for (const { load, period, plan } of plans) {
-      if (ctx.signal.aborted) break;
-      if (!cellNeeded(cells, load, v.all)) {
-        cells.push({
-          load,
-          periodFrames: period,
-          xruns: null,
-          xrunsPerMin: null,
-          kernelEvents: null,
-          topOffender: null,
-          durationMs: null,
-          note: null,
-        });
-        continue;
-      }
-      if (io.stderrIsTTY && !v.json)
-        io.stderr.write(`xrunhunt: stress: ${load} at period ${period}…\n`);
-      try {
-        const handle = startSession(
-          {
-            params: plan.params,
-            phases: plan.phases,
-            injectStall: null,
-            onXrun: null,
-            channels: 2,
-            format: 'S16_LE',
-            roots: { procRoot: v['proc-root'], sysRoot: '/sys', bootRoot: '/boot' },
-            journalDir,
-            outDir: null,
-            toolVersion: toolVersion(),
-            machineId: () => machineId(io.env),
-            env: io.env,
-            stderr: io.stderr,
-            stdin: io.stdin,
-            interactive: false,
-            progress: false,
-          },
-          ctx.signal,
-          defaultSessionDeps(),
-        );
-        const { report } = await handle.outcome;
-        const phase = report.phases[0];
-        const top = report.offenders[0];
-        cells.push({
-          load,
-          periodFrames: period,
-          xruns: report.xruns.length,
-          xrunsPerMin: phase?.xrunsPerMin ?? null,
-          kernelEvents: report.events.length,
-          topOffender: top ? offenderName(top) : null,
-          durationMs: Math.round(report.durationMs),
-          note: ctx.signal.aborted ? 'interrupted' : null,
-        });
-      } catch (err) {
-        cells.push({
-          load,
-          periodFrames: period,
-          xruns: null,
-          xrunsPerMin: null,
-          kernelEvents: null,
-          topOffender: null,
-          durationMs: null,
-          note: err instanceof Error ? err.message : String(err),
-        });
-      }
-    }
-    const summary = summarizeStress(periods, loads, cells);
-    const failed = cells.filter((c) => c.note && c.note !== 'interrupted');
-    if (failed.length === cells.length && cells.length > 0) {
+    const started = Date.now();
+    const cells = await runStressMatrix(
+      {
+        cells: plans,
+        all: v.all,
+        session: {
+          onXrun: null,
+          channels: 2,
+          format: 'S16_LE',
+          roots: { procRoot: v['proc-root'], sysRoot: '/sys', bootRoot: '/boot' },
+          journalDir: journal.dir,
+          toolVersion: toolVersion(),
+          machineId: () => machineId(io.env),
+          env: io.env,
+          stderr: io.stderr,
+          stdin: io.stdin,
+          interactive: false,
+          progress: false,
+        },
+        onCell: (load, period) => {
+          if (io.stderrIsTTY && !v.json)
+            io.stderr.write(`xrunhunt: stress: ${load} at period ${period}…\n`);
+        },
+      },
+      ctx.signal,
+      defaultSessionDeps(),
+    );
+    const failure = nothingRan(cells);
+    if (failure !== null) {
       // Nothing ran: that is a tool error, not a result.
-      io.stderr.write(`xrunhunt: error: no cell could run: ${failed[0]!.note}\n`);
+      io.stderr.write(`xrunhunt: error: no cell could run: ${failure}\n`);
       return 1;
     }
+    const summary = summarizeStress(periods, loads, cells);
     const rate = Number(v.rate);
     if (v.json)
       writeJson(io.stdout, {
@@ -236,6 +201,15 @@ period tried, 1 error.`,
         },
       });
     else io.stdout.write(renderStressText(summary, rate, Number(v['buffer-periods'])));
+    if (junit)
+      writeJunitFile(
+        junit,
+        renderJunit(
+          `xrunhunt stress ${v.device}`,
+          stressJunitCases(summary),
+          (Date.now() - started) / 1000,
+        ),
+      );
     return summary.exitCode;
   },
 });

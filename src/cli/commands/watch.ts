@@ -6,6 +6,8 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
+import { phaseCases, renderJunit } from '../../run/junit.js';
+import { junitPath, writeJunitFile } from '../../run/junit-file.js';
 import { ROOT_OPTIONS } from '../root-options.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeNdjson } from '../output.js';
@@ -126,6 +128,12 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
       description: 'NDJSON on stdout: every event as it happens, the report as the last line',
     },
     tui: { type: 'boolean', description: 'show the live dashboard while watching' },
+    junit: {
+      type: 'string',
+      valueName: 'FILE',
+      description:
+        'also write JUnit XML to FILE: one test case for the watch, failed when it saw xruns',
+    },
     ...ROOT_OPTIONS,
   },
   async run(ctx) {
@@ -154,6 +162,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
         `invalid --capture "${v.capture}": expected auto, xrun_debug, kprobe or none (or a log source: kmsg, journalctl, dmesg)`,
       );
     if (v.json && v.tui) throw new UsageError('--json and --tui cannot be combined: choose one');
+    const junit = junitPath(io.cwd, v.junit);
     const roots = { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] };
     const deps = defaultWatchDeps();
 
@@ -219,6 +228,15 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
     }
     const { report, summary, exitCode } = await handle.outcome;
     if (human || (v.tui && !io.stdoutIsTTY)) io.stdout.write(renderWatchText(report, summary));
+    if (junit)
+      writeJunitFile(
+        junit,
+        renderJunit(
+          `xrunhunt watch ${report.params.device}`,
+          phaseCases(report, 'xrunhunt.watch'),
+          report.durationMs / 1000,
+        ),
+      );
     return exitCode;
   },
 });

@@ -1,8 +1,12 @@
 // The contract every live kernel-log capture implements (/dev/kmsg, journalctl, dmesg,
-// the kprobe/tracefs source). A session starts one, iterates its raw lines into the
-// analyzer, and reads `lostMessages` at the end. Sources only read: anything they set up
-// in the kernel (kprobes, buffer sizes) they put back in `close()`.
-import type { CaptureSourceName } from './events.js';
+// the kprobe/tracefs source). A run (session, watch, stress cell) starts one, iterates its
+// raw lines into the analyzer, and reads `lostMessages` at the end. Sources only read:
+// anything they set up in the kernel (kprobes, buffer sizes) they put back in `close()`.
+// It lives in kernel/ because the sources implement it: the layers above import it, never
+// the other way round.
+
+/** Kernel-log capture backends a run can use ('none' = userspace xruns only). */
+export type CaptureSourceName = 'kmsg' | 'journalctl' | 'dmesg' | 'trace_pipe' | 'none';
 
 /** One raw line of kernel log with the CLOCK_MONOTONIC time it was read at. */
 export interface CapturedLine {
@@ -54,4 +58,13 @@ export interface CaptureRequest {
 export interface CaptureCandidate {
   name: CaptureSourceName;
   open(): Promise<KernelCaptureSource | { unavailable: string }>;
+}
+
+/** What capture selection needs from the run: auto picks the kprobe when xrun_debug is missing. */
+export interface CaptureContext {
+  xrunDebugAvailable: boolean;
+  journalDir: string;
+  toolVersion: string;
+  /** The command the kprobe journal names as its owner ("session --capture auto", "watch …"). */
+  command: string;
 }
