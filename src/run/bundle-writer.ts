@@ -3,11 +3,16 @@
 // the probes' files (kernel.log, ...) at the end — scrubbed unless --no-scrub — and closes
 // the log last. A failed write is a warning in the report, never a lost run.
 import { writeFile } from 'node:fs/promises';
-import * as os from 'node:os';
 import { join } from 'node:path';
 import { RULES_VERSION } from '../analysis/index.js';
 import type { Bundle, BundleHost, CaptureBackend, ScrubKnown } from '../bundle/index.js';
-import { scrubText } from '../bundle/index.js';
+import {
+  createScrubber,
+  folderScrubWarnings,
+  gatherScrubKnown,
+  scrubBundleFolder,
+  scrubText,
+} from '../bundle/index.js';
 import type { EventLogWriter } from '../session/event-log.js';
 import type { SessionEvent } from '../session/events.js';
 import type { SessionReport } from '../session/report-model.js';
@@ -39,12 +44,24 @@ export interface RunBundle {
     warnings: string[],
     input: () => Parameters<RunBundle['write']>[0],
   ): Promise<void>;
-  /** Closes the event log; nothing is appended after this. */
-  close(scrub: boolean): void;
+  /**
+   * Closes the event log (nothing is appended after this), then — unless --no-scrub — scrubs
+   * every file of the folder, the live-written events.ndjson included. Returns warnings about
+   * files that could not be scrubbed (never throws).
+   */
+  close(scrub: boolean): Promise<string[]>;
+}
+
+/** Where the scrubber looks for this machine's identifiers (the run's --proc-root/--sys-root). */
+export interface RunBundleRoots {
+  procRoot: string;
+  sysRoot: string;
 }
 
 /** Opens the bundle folder and its event log, or a writer that writes nothing (dir null). */
-export function openRunBundle(dir: string | null): RunBundle {
+export function openRunBundle(dir: string | null, roots?: RunBundleRoots): RunBundle {
+  let known: ScrubKnown | null = null;
+  const scrubKnown = (): ScrubKnown => (known ??= gatherScrubKnown(process.env, roots ?? {}));
   const log: EventLogWriter | null = dir ? openBundleEventLog(dir) : null;
   const files = dir
     ? {
@@ -82,9 +99,11 @@ export function openRunBundle(dir: string | null): RunBundle {
         return err instanceof Error ? err.message : String(err);
       }
     },
-    close(scrub) {
+    async close(scrub) {
       log?.close();
-      if (dir && scrub) scrubClosedEventLog(dir);
+      if (!dir || !scrub) return [];
+      const result = await scrubBundleFolder(dir, createScrubber(scrubKnown()));
+      return folderScrubWarnings(dir, result);
     },
   };
   return bundle;
@@ -115,23 +134,4 @@ export function runBundleBasics(o: {
     captureBackend: o.captureBackend,
     rulesVersion: RULES_VERSION,
   };
-}
-
-/**
- * SEAM, not a scrubber: the privacy work (src/bundle/scrub.ts) will export the scrub of a
- * finished folder's events.ndjson; it is called here, once the log is closed and complete.
- */
-function scrubClosedEventLog(dir: string): void {
-  void dir;
-}
-
-/** What the scrubber must hide on this machine. */
-function scrubKnown(): ScrubKnown {
-  let user = '';
-  try {
-    user = os.userInfo().username;
-  } catch {
-    // no passwd entry (containers): nothing to hide
-  }
-  return { hostnames: [os.hostname()], users: [user] };
 }

@@ -8,17 +8,23 @@ import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { runLifecycle } from './lifecycle.js';
+import { holdsSettingsLock } from '../proc/index.js';
 import type { RunContext, RunProbe } from './probe.js';
 import { createRunNotes } from './run-notes.js';
 
 // No journals in an empty folder: nothing left by a killed run.
+const fakeProc = mkdtempSync(join(tmpdir(), 'xrunhunt-lifecycle-proc-'));
 const leftovers = {
   journalDir: mkdtempSync(join(tmpdir(), 'xrunhunt-lifecycle-')),
+  roots: { procRoot: fakeProc, sysRoot: fakeProc, bootRoot: fakeProc },
   stderr: new PassThrough(),
   stdin: new PassThrough(),
   interactive: false,
 };
-after(() => rmSync(leftovers.journalDir, { recursive: true, force: true }));
+after(() => {
+  rmSync(leftovers.journalDir, { recursive: true, force: true });
+  rmSync(fakeProc, { recursive: true, force: true });
+});
 
 function context(): RunContext {
   const ctl = new AbortController();
@@ -134,4 +140,23 @@ test('a run that throws still restores everything; a failing restore is a warnin
   );
   assert.deepEqual(log.slice(log.indexOf('run')), ['run', 'b.restore', 'a.restore']);
   assert.deepEqual(ctx.notes.warnings, ['b: restoring failed: b cannot restore']);
+});
+
+test('the settings lock is held from apply to the end of restore, and released when the run throws', async () => {
+  const seen: string[] = [];
+  const watcher = (name: string): RunProbe => ({
+    name,
+    apply: () => void seen.push(`${name}.apply locked=${holdsSettingsLock(fakeProc)}`),
+    restore: () => void seen.push(`${name}.restore locked=${holdsSettingsLock(fakeProc)}`),
+  });
+  assert.equal(holdsSettingsLock(fakeProc), false);
+  await assert.rejects(
+    runLifecycle(context(), leftovers, [watcher('a')], stages([], true)),
+    /run failed/,
+  );
+  assert.deepEqual(seen, ['a.apply locked=true', 'a.restore locked=true']);
+  assert.equal(holdsSettingsLock(fakeProc), false);
+  // And a following run takes it again.
+  await runLifecycle(context(), leftovers, [watcher('b')], stages([]));
+  assert.equal(holdsSettingsLock(fakeProc), false);
 });

@@ -4,8 +4,17 @@
 // touched (an exception, Ctrl-C, a probe's apply) everything applied is put back, newest
 // first. The machine is back before analysis starts: analysis needs nothing from it.
 import type { RunContext, RunProbe } from './probe.js';
+import { beginSettingsRun, describeRestoreReport, type SettingsLock } from '../proc/index.js';
 import type { RunOptions } from './run-options.js';
-import { restoreLeftovers } from './run-start.js';
+
+/** What the lifecycle needs of a run's options: where journals are, the roots it locks. */
+export type LifecycleOptions = Pick<
+  RunOptions,
+  'journalDir' | 'journalSearchDirs' | 'roots' | 'stderr' | 'stdin' | 'interactive'
+> & {
+  /** Named to another run that finds the settings lock taken (`session`, `watch`). */
+  command?: string;
+};
 
 /** A driver's own stages around the probes (session phases, watch polling, ...). */
 export interface RunStages<R> {
@@ -24,15 +33,16 @@ export interface RunStages<R> {
 /** Runs the stages and probes in order; rethrows the first failure after restoring. */
 export async function runLifecycle<R>(
   ctx: RunContext,
-  options: Pick<RunOptions, 'journalDir' | 'stderr' | 'stdin' | 'interactive'>,
+  options: LifecycleOptions,
   probes: readonly RunProbe[],
   stages: RunStages<R>,
 ): Promise<R> {
   for (const p of probes) await p.init?.(ctx);
   await stages.init?.();
   const applied: RunProbe[] = [];
+  const held: { lock: SettingsLock | null } = { lock: null };
   try {
-    await applySettings(ctx, options, probes, applied, stages);
+    await applySettings(ctx, options, probes, applied, stages, held);
     for (const p of probes) p.run?.(ctx);
     await stages.run();
     for (const p of [...probes].reverse()) await p.collect?.(ctx);
@@ -47,6 +57,7 @@ export async function runLifecycle<R>(
       }
     }
     // The system-wide settings lock (src/proc) is released here, once everything is back.
+    held.lock?.release();
   }
   return stages.analyze();
 }
@@ -58,12 +69,26 @@ export async function runLifecycle<R>(
  */
 async function applySettings<R>(
   ctx: RunContext,
-  options: Pick<RunOptions, 'journalDir' | 'stderr' | 'stdin' | 'interactive'>,
+  options: LifecycleOptions,
   probes: readonly RunProbe[],
   applied: RunProbe[],
   stages: RunStages<R>,
+  held: { lock: SettingsLock | null },
 ): Promise<void> {
-  await restoreLeftovers(options.journalDir, options, ctx.notes.warn);
+  // Another run changing the same machine is fatal (its originals would be journaled as ours).
+  const begun = await beginSettingsRun({
+    roots: { procRoot: options.roots.procRoot, sysRoot: options.roots.sysRoot },
+    searchDirs: options.journalSearchDirs ?? [options.journalDir],
+    command: options.command ?? 'xrunhunt',
+    stderr: options.stderr,
+    stdin: options.stdin,
+    interactive: options.interactive,
+  });
+  held.lock = begun.lock;
+  for (const r of begun.pending.restored)
+    ctx.notes.warn(
+      `restored settings left by a killed run (${describeRestoreReport(r.report).join('; ')})`,
+    );
   await stages.beforeApply?.();
   for (const p of probes) {
     applied.push(p);

@@ -7,6 +7,8 @@ import type { SelectCapture } from './kernel-capture.js';
 export interface RunOptions {
   roots: { procRoot: string; sysRoot: string; bootRoot: string };
   journalDir: string;
+  /** Every folder a killed run's journal may be in (JournalFolder.searchDirs); default [journalDir]. */
+  journalSearchDirs?: readonly string[];
   /** Bundle folder; null writes nothing (stress cells). */
   outDir: string | null;
   toolVersion: string;

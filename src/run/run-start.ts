@@ -1,17 +1,11 @@
 // What every run does the same way before and around its lifecycle: the stop controller
-// (Ctrl-C, the dashboard, thresholds), the restore of a killed run's leftovers, and the plain
-// explanation of a missing xrun_debug.
-import type { Readable, Writable } from 'node:stream';
+// (Ctrl-C, the dashboard, thresholds) and the plain explanation of a missing xrun_debug (the
+// restore of a killed run's leftovers happens under the settings lock, in lifecycle.ts).
+import type { Writable } from 'node:stream';
 import type { RunContext } from './probe.js';
 import { createRunNotes, type RunNotes } from './run-notes.js';
 import type { AsoundDiscovery } from '../proc/index.js';
-import {
-  describeRestoreReport,
-  explainXrunDebugAbsence,
-  readKernelConfig,
-  readKernelRelease,
-  restorePendingJournals,
-} from '../proc/index.js';
+import { explainXrunDebugAbsence, readKernelConfig, readKernelRelease } from '../proc/index.js';
 
 /** How a run is stopped, and why it was. */
 export interface RunStopper {
@@ -44,17 +38,6 @@ export function createRunStopper(signal: AbortSignal, interruptedReason: string)
       return signal.aborted;
     },
   };
-}
-
-/** Puts back what a killed earlier run left changed (asks first when interactive). */
-export async function restoreLeftovers(
-  journalDir: string,
-  io: { stderr: Writable; stdin: Readable; interactive: boolean },
-  warn: (message: string) => void,
-): Promise<void> {
-  const pending = await restorePendingJournals(journalDir, io);
-  for (const r of pending.restored)
-    warn(`restored settings left by a killed run (${describeRestoreReport(r.report).join('; ')})`);
 }
 
 /** Why this machine has no xrun_debug, and how to get it (from /proc, /boot and the config). */

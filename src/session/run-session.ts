@@ -115,7 +115,7 @@ async function runSession(
   const { ctx, notes, t0, elapsed } = createRunContext(deps.now, stopper, emit, o);
   const { warnings, limitations, warn, note } = notes;
 
-  const out = openRunBundle(o.outDir);
+  const out = openRunBundle(o.outDir, o.roots);
   bus.on((e) => out.append(e));
   const discovery = deps.discover(o.roots.procRoot);
   const facts = gatherHostFacts(discovery, o.roots);
@@ -296,7 +296,7 @@ async function runSession(
     }
   };
 
-  return runLifecycle(ctx, o, [capture, playback, xrunDebug, phases], {
+  return runLifecycle(ctx, { ...o, command: 'session' }, [capture, playback, xrunDebug, phases], {
     init: () => {
       emit({
         type: 'session-start',
@@ -459,7 +459,7 @@ async function runSession(
     }
     emit({ type: 'report', timeMs: elapsed(), report });
     emit({ type: 'session-end', timeMs: elapsed(), exitCode: report.exitCode });
-    out.close(p.scrub);
+    for (const w of await out.close(p.scrub)) o.stderr.write(`xrunhunt: warning: ${w}\n`);
     return report;
   }
 }

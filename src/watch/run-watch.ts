@@ -295,7 +295,7 @@ async function runWatch(
   const { streams, discovery } = targets;
   const pollMs = o.pollMs ?? DEFAULT_POLL_MS;
   const rankEveryMs = o.rankEveryMs ?? DEFAULT_RANK_EVERY_MS;
-  const out = openRunBundle(o.outDir);
+  const out = openRunBundle(o.outDir, o.roots);
   // Everything but the final watch report goes into events.ndjson too.
   const emit = (e: WatchEvent): void => {
     if (e.type !== 'watch-report') out.append(e as SessionEvent);
@@ -412,95 +412,100 @@ async function runWatch(
   });
 
   let durationMs = 0;
-  return runLifecycle(ctx, o, [capture, xrunDebug, loadSampling, polling, liveRanking], {
-    init: () => {
-      emit({
-        type: 'session-start',
-        timeMs: elapsed(),
-        params,
-        host: facts.summary,
-        startedAt: new Date().toISOString(),
-        logPath: out.logPath,
-      });
-      emit({ type: 'watch-start', timeMs: elapsed(), streams: streams.map(streamInfo) });
-      // The dashboard's stream panel shows the (first) watched stream as the one "playing".
-      const first = streams[0];
-      if (first && first.hw.rateHz && first.hw.periodFrames && first.hw.bufferFrames) {
+  return runLifecycle(
+    ctx,
+    { ...o, command: 'watch' },
+    [capture, xrunDebug, loadSampling, polling, liveRanking],
+    {
+      init: () => {
         emit({
-          type: 'playback-started',
+          type: 'session-start',
           timeMs: elapsed(),
-          device: streamLabel(first),
-          granted: {
-            rateHz: first.hw.rateHz,
-            periodFrames: first.hw.periodFrames,
-            bufferFrames: first.hw.bufferFrames,
-          },
-          policy: `played by ${first.owner ?? 'an unknown owner'}`,
-          hwPcm: first.pcm,
+          params,
+          host: facts.summary,
+          startedAt: new Date().toISOString(),
+          logPath: out.logPath,
         });
-      }
-      for (const s of streams) {
-        note(
-          `watching ${streamLabel(s)}: ${s.hw.periodFrames ?? '?'} / ${s.hw.bufferFrames ?? '?'} frames at ${s.hw.rateHz ?? '?'} Hz${s.kernel.reports ? '' : ` (${s.kernel.reason})`}`,
-        );
-      }
-      if (withXrunDebug.length < pcmInfos.length) {
-        const why = explainNoXrunDebug(o.roots, discovery, facts.summary.kernelRelease);
-        limitations.push(
-          `No xrun_debug for ${pcmInfos
-            .filter((p) => !p.xrunDebugPath)
-            .map((p) => p.pcm)
-            .join(', ')}: ${why.message}. To see the kernel code at each underrun: ${why.hint}.`,
-        );
-      }
-      if (o.capture === 'none')
-        limitations.push(
-          '--capture none: xrunhunt did not read the kernel log, so this report has no XRUN dumps; only the streams\' own counters were watched. xrun_debug was still set: the dumps are in the kernel log ("journalctl -k | xrunhunt analyze -").',
-        );
-      if (o.mask === 0)
-        limitations.push(
-          '--mask 0: xrun_debug was not changed, so the kernel printed no XRUN dumps.',
-        );
-    },
-    afterApply: (probe) => {
-      if (probe === capture && capture.kprobe) {
-        const i = limitations.findIndex((x) => x.startsWith('No xrun_debug'));
-        if (i >= 0) limitations.splice(i, 1);
-        if (streams.length > 1)
-          limitations.push(
-            `The kprobe backend does not name the PCM of an XRUN: with ${streams.length} streams watched, its events cannot be put down to one stream and are counted apart (watch one stream with --pcm to attribute them).`,
+        emit({ type: 'watch-start', timeMs: elapsed(), streams: streams.map(streamInfo) });
+        // The dashboard's stream panel shows the (first) watched stream as the one "playing".
+        const first = streams[0];
+        if (first && first.hw.rateHz && first.hw.periodFrames && first.hw.bufferFrames) {
+          emit({
+            type: 'playback-started',
+            timeMs: elapsed(),
+            device: streamLabel(first),
+            granted: {
+              rateHz: first.hw.rateHz,
+              periodFrames: first.hw.periodFrames,
+              bufferFrames: first.hw.bufferFrames,
+            },
+            policy: `played by ${first.owner ?? 'an unknown owner'}`,
+            hwPcm: first.pcm,
+          });
+        }
+        for (const s of streams) {
+          note(
+            `watching ${streamLabel(s)}: ${s.hw.periodFrames ?? '?'} / ${s.hw.bufferFrames ?? '?'} frames at ${s.hw.rateHz ?? '?'} Hz${s.kernel.reports ? '' : ` (${s.kernel.reason})`}`,
           );
-      }
-      if (probe === xrunDebug) {
-        kernel.emitStatus();
-        emit({
-          type: 'phase-start',
-          timeMs: elapsed(),
-          phase: WATCH_PHASE,
-          kind: WATCH_PHASE,
-          index: 0,
-          total: 1,
-          durationMs: o.durationMs ?? 0,
-        });
-      }
-    },
-    run: async () => {
-      const limit =
-        o.durationMs === null
-          ? null
-          : setTimeout(
-              () => stopper.request(`--duration ${Math.round(o.durationMs! / 1000)} s reached`),
-              o.durationMs,
+        }
+        if (withXrunDebug.length < pcmInfos.length) {
+          const why = explainNoXrunDebug(o.roots, discovery, facts.summary.kernelRelease);
+          limitations.push(
+            `No xrun_debug for ${pcmInfos
+              .filter((p) => !p.xrunDebugPath)
+              .map((p) => p.pcm)
+              .join(', ')}: ${why.message}. To see the kernel code at each underrun: ${why.hint}.`,
+          );
+        }
+        if (o.capture === 'none')
+          limitations.push(
+            '--capture none: xrunhunt did not read the kernel log, so this report has no XRUN dumps; only the streams\' own counters were watched. xrun_debug was still set: the dumps are in the kernel log ("journalctl -k | xrunhunt analyze -").',
+          );
+        if (o.mask === 0)
+          limitations.push(
+            '--mask 0: xrun_debug was not changed, so the kernel printed no XRUN dumps.',
+          );
+      },
+      afterApply: (probe) => {
+        if (probe === capture && capture.kprobe) {
+          const i = limitations.findIndex((x) => x.startsWith('No xrun_debug'));
+          if (i >= 0) limitations.splice(i, 1);
+          if (streams.length > 1)
+            limitations.push(
+              `The kprobe backend does not name the PCM of an XRUN: with ${streams.length} streams watched, its events cannot be put down to one stream and are counted apart (watch one stream with --pcm to attribute them).`,
             );
-      if (!ctx.stop.aborted)
-        await new Promise<void>((r) =>
-          ctx.stop.addEventListener('abort', () => r(), { once: true }),
-        );
-      if (limit) clearTimeout(limit);
-      durationMs = elapsed();
+        }
+        if (probe === xrunDebug) {
+          kernel.emitStatus();
+          emit({
+            type: 'phase-start',
+            timeMs: elapsed(),
+            phase: WATCH_PHASE,
+            kind: WATCH_PHASE,
+            index: 0,
+            total: 1,
+            durationMs: o.durationMs ?? 0,
+          });
+        }
+      },
+      run: async () => {
+        const limit =
+          o.durationMs === null
+            ? null
+            : setTimeout(
+                () => stopper.request(`--duration ${Math.round(o.durationMs! / 1000)} s reached`),
+                o.durationMs,
+              );
+        if (!ctx.stop.aborted)
+          await new Promise<void>((r) =>
+            ctx.stop.addEventListener('abort', () => r(), { once: true }),
+          );
+        if (limit) clearTimeout(limit);
+        durationMs = elapsed();
+      },
+      analyze: () => analyze(),
     },
-    analyze: () => analyze(),
-  });
+  );
 
   /** The report and the bundle: the machine is already back. */
   async function analyze(): Promise<WatchOutcome> {
@@ -575,7 +580,7 @@ async function runWatch(
     emit({ type: 'ranking', timeMs: elapsed(), ranking: final });
     emit({ type: 'report', timeMs: elapsed(), report });
     emit({ type: 'session-end', timeMs: elapsed(), exitCode: report.exitCode });
-    out.close(o.scrub);
+    for (const w of await out.close(o.scrub)) o.stderr.write(`xrunhunt: warning: ${w}\n`);
     // Last, so NDJSON readers find the whole result on the final line.
     emit({ type: 'watch-report', timeMs: elapsed(), report, watch: summary });
     return { exitCode: report.exitCode, report, summary };

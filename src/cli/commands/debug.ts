@@ -2,7 +2,6 @@
 // per PCM stream. Every change goes through the settings journal first, so the originals are
 // always restorable: `on`/`off` leave the change in place until `debug restore`;
 // `on --for DURATION` / `on --hold` change it only while the command runs.
-import { homedir, tmpdir } from 'node:os';
 import type { CliIo, CommandContext } from '../command.js';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
@@ -33,7 +32,6 @@ import {
   parseXrunDebugMask,
   readKernelRelease,
   realSettingFileIo,
-  resolveJournalFolder,
   restoreJournals,
   selectStreams,
   whyNoXrunDebug,
@@ -41,6 +39,7 @@ import {
 } from '../../proc/index.js';
 import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { toolVersion } from '../../tool-version.js';
+import { journalFolderFor, writeJournalFolderNotes } from '../journal-folder.js';
 
 const ROOT_OPTIONS = {
   'proc-root': {
@@ -82,25 +81,9 @@ const JSON_OPTION = {
   json: { type: 'boolean', description: 'print one JSON document on stdout' },
 } as const;
 
-/** The journal folder for this user (one resolver for every command: resolveJournalFolder). */
-export function journalFolderFor(io: CliIo): JournalFolder {
-  return resolveJournalFolder({
-    env: io.env,
-    uid: process.geteuid?.() ?? process.getuid?.() ?? 1000,
-    home: io.env['HOME'] || homedir(),
-    tmp: tmpdir(),
-  });
-}
-
 /** The journal folder a changing command writes to. */
 export function journalDirFor(io: CliIo): string {
   return journalFolderFor(io).dir;
-}
-
-/** Says on stderr why the journal folder is not the obvious one. */
-function writeFolderNotes(io: CliIo, folder: JournalFolder): void {
-  for (const note of [folder.ignoredXdgReason, folder.fallbackReason])
-    if (note) io.stderr.write(`xrunhunt: note: ${note}\n`);
 }
 
 function rootsOf(values: { 'proc-root': string; 'sys-root': string }): SettingRoots {
@@ -147,7 +130,7 @@ saved by "debug on/off" or by a killed run. When the kernel has no xrun_debug it
     const streams = selectStreams(all, { pcm: values.pcm, card: values.card });
     const folder = journalFolderFor(io);
     const { journals, errors } = findJournalsIn(folder.searchDirs);
-    if (!values.json) writeFolderNotes(io, folder);
+    if (!values.json) writeJournalFolderNotes(io, folder);
     const absence =
       all.length === 0 ? whyNoXrunDebug(discovery, { bootRoot: values['boot-root'] }) : undefined;
     const saved = journals.map((j) => ({
@@ -263,7 +246,7 @@ async function change(
 ): Promise<number> {
   const { io, values } = ctx;
   const folder = journalFolderFor(io);
-  writeFolderNotes(io, folder);
+  writeJournalFolderNotes(io, folder);
   // The settings lock before any value is read; held until the change is made (lasting) or
   // restored (temporary).
   const run = await beginSettingsRun({
@@ -423,7 +406,7 @@ xrun_debug file under --proc-root (or a file of xrunhunt's kprobe under the trac
   options: { ...ROOT_OPTIONS, ...JSON_OPTION },
   async run({ io, values }) {
     const folder = journalFolderFor(io);
-    if (!values.json) writeFolderNotes(io, folder);
+    if (!values.json) writeJournalFolderNotes(io, folder);
     const out = await restoreJournals(folder.searchDirs, {
       roots: rootsOf(values),
       includeManual: true,

@@ -1,7 +1,7 @@
 // `xrunhunt session`: the full diagnostic loop — preflight, xrun_debug on the PCM actually
 // opened, kernel-log capture, real-time playback under load phases, correlation, a ranked
 // report with a conclusion, and a bundle folder. Restores xrun_debug whatever happens.
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { phaseCases, renderJunit } from '../../run/junit.js';
@@ -9,7 +9,6 @@ import { junitPath, writeJunitFile } from '../../run/junit-file.js';
 import { ROOT_OPTIONS } from '../root-options.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeJson } from '../output.js';
-import { defaultJournalDir } from '../../proc/index.js';
 import { machineId } from '../../bundle/index.js';
 import {
   DEFAULT_PERIOD,
@@ -21,7 +20,7 @@ import {
   parseSessionValues,
 } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
-import { usableJournalDir } from '../../session/journal-dir.js';
+import { journalFolderFor, writeJournalFolderNotes } from '../journal-folder.js';
 import { startSession } from '../../session/run-session.js';
 import { renderReportMarkdown, renderReportText } from '../../session/report-text.js';
 import { toolVersion } from '../../tool-version.js';
@@ -181,13 +180,8 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     const plan = parseSessionValues(v, { cwd: io.cwd, tmpdir: tmpdir(), outDir });
     const junit = junitPath(io.cwd, v.junit);
     const interactiveProgress = io.stderrIsTTY && !v.json && !v.tui;
-    const uid = process.getuid?.() ?? 1000;
-    const journal = usableJournalDir(
-      defaultJournalDir(io.env, uid, io.env['HOME'] || homedir()),
-      uid,
-      tmpdir(),
-    );
-    if (journal.fallbackReason) io.stderr.write(`xrunhunt: note: ${journal.fallbackReason}\n`);
+    const journal = journalFolderFor(io);
+    writeJournalFolderNotes(io, journal);
     const handle = startSession(
       {
         params: plan.params,
@@ -198,6 +192,7 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
         format: 'S16_LE',
         roots: { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] },
         journalDir: journal.dir,
+        journalSearchDirs: journal.searchDirs,
         outDir,
         toolVersion: toolVersion(),
         machineId: () => machineId(io.env),

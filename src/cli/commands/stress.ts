@@ -1,14 +1,13 @@
 // `xrunhunt stress`: a matrix of periods × loads, each cell a short session without a
 // bundle; prints xruns per cell and the smallest xrun-free period per load.
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
 import { parseDuration } from '../../units.js';
-import { defaultJournalDir } from '../../proc/index.js';
 import { machineId } from '../../bundle/index.js';
 import { parseSessionValues } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
-import { usableJournalDir } from '../../session/journal-dir.js';
+import { journalFolderFor, writeJournalFolderNotes } from '../journal-folder.js';
 import { renderJunit } from '../../run/junit.js';
 import { junitPath, writeJunitFile } from '../../run/junit-file.js';
 import { nothingRan, runStressMatrix } from '../../session/stress-run.js';
@@ -148,13 +147,8 @@ period tried, 1 error.`,
         ),
       })),
     );
-    const uid = process.getuid?.() ?? 1000;
-    const journal = usableJournalDir(
-      defaultJournalDir(io.env, uid, io.env['HOME'] || homedir()),
-      uid,
-      tmpdir(),
-    );
-    if (journal.fallbackReason) io.stderr.write(`xrunhunt: note: ${journal.fallbackReason}\n`);
+    const journal = journalFolderFor(io);
+    writeJournalFolderNotes(io, journal);
     const started = Date.now();
     const cells = await runStressMatrix(
       {
@@ -166,6 +160,7 @@ period tried, 1 error.`,
           format: 'S16_LE',
           roots: { procRoot: v['proc-root'], sysRoot: '/sys', bootRoot: '/boot' },
           journalDir: journal.dir,
+          journalSearchDirs: journal.searchDirs,
           toolVersion: toolVersion(),
           machineId: () => machineId(io.env),
           env: io.env,

@@ -3,7 +3,6 @@
 // (restored at the end, on Ctrl-C and after a kill -9), ranks what the kernel was doing at
 // each underrun with the load at that moment, and writes a session-compatible bundle.
 import { readFileSync, readdirSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
 import { phaseCases, renderJunit } from '../../run/junit.js';
@@ -13,11 +12,11 @@ import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeNdjson } from '../output.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration, parseInteger } from '../../units.js';
-import { defaultJournalDir, discoverAsound } from '../../proc/index.js';
+import { discoverAsound } from '../../proc/index.js';
 import { machineId } from '../../bundle/index.js';
 import { defaultOutDir } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
-import { usableJournalDir } from '../../session/journal-dir.js';
+import { journalFolderFor, writeJournalFolderNotes } from '../journal-folder.js';
 import { createLoadSampler } from '../../watch/load-sampler.js';
 import { findWatchTargets, startWatch } from '../../watch/run-watch.js';
 import type { WatchDeps } from '../../watch/run-watch.js';
@@ -174,13 +173,8 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
       io.cwd,
       v.out ?? join(dirname(def), basename(def).replace(/^xrunhunt-/, 'xrunhunt-watch-')),
     );
-    const uid = process.getuid?.() ?? 1000;
-    const journal = usableJournalDir(
-      defaultJournalDir(io.env, uid, io.env['HOME'] || homedir()),
-      uid,
-      tmpdir(),
-    );
-    if (journal.fallbackReason) io.stderr.write(`xrunhunt: note: ${journal.fallbackReason}\n`);
+    const journal = journalFolderFor(io);
+    writeJournalFolderNotes(io, journal);
     const human = !v.json && !v.tui;
     const handle = startWatch(
       {
@@ -191,6 +185,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
         capture: v.capture,
         roots,
         journalDir: journal.dir,
+        journalSearchDirs: journal.searchDirs,
         outDir,
         toolVersion: toolVersion(),
         machineId: () => machineId(io.env),
