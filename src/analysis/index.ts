@@ -1,7 +1,7 @@
 // Public API of the analysis core: kernel log lines → XRUN events → ranked offenders.
 export { createLogAnalyzer, analyzeText } from './analyzer.js';
 export type { AnalyzerOptions, LogAnalyzer } from './analyzer.js';
-export { rankOffenders, summarize } from './rank.js';
+export { createOffenderTally, rankOffenders, summarize } from './rank.js';
 export { RULES_VERSION, loadRules, parseRuleList, parseRuleSet } from './rules.js';
 export type { RuleSet, RuleList, RuleListName } from './rules.js';
 export { classifyStack } from './classify.js';

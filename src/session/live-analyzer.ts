@@ -3,8 +3,7 @@
 // but reports events only at finish(); whenever it is idle (no record open) finishing is
 // lossless, so we finish that chunk and start a new analyzer. Pure: lines in, events out.
 // It keeps no events: the ranking is a rolling aggregate (bounded memory on long runs).
-import { createLogAnalyzer, loadRules } from '../analysis/index.js';
-import { createRollingRanking } from '../run/rolling-offenders.js';
+import { createLogAnalyzer, createOffenderTally, loadRules } from '../analysis/index.js';
 import type { LogAnalyzer, OffenderRank, RuleSet, XrunEvent } from '../analysis/index.js';
 
 /** Lines per chunk before we look for an idle point: a dump is ~60 lines, so a few dumps. */
@@ -28,7 +27,8 @@ export interface LiveAnalyzer {
 
 /** Creates a chunked live analyzer; event `line` numbers count from the session's first line. */
 export function createLiveAnalyzer(rules: RuleSet = loadRules()): LiveAnalyzer {
-  const ranking = createRollingRanking();
+  // Rolling: per-offender state only, so a run of days ranks every event without keeping them.
+  const ranking = createOffenderTally();
   const warnings: string[] = [];
   let analyzer: LogAnalyzer = createLogAnalyzer({ rules });
   let base = 0; // lines consumed by finished chunks
@@ -58,9 +58,9 @@ export function createLiveAnalyzer(rules: RuleSet = loadRules()): LiveAnalyzer {
       return flush();
     },
     get eventCount() {
-      return ranking.total;
+      return ranking.events;
     },
     warnings,
-    rank: () => ranking.rank(),
+    rank: () => ranking.offenders(),
   };
 }

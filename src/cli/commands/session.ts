@@ -1,6 +1,7 @@
 // `xrunhunt session`: the full diagnostic loop — preflight, xrun_debug on the PCM actually
 // opened, kernel-log capture, real-time playback under load phases, correlation, a ranked
 // report with a conclusion, and a bundle folder. Restores xrun_debug whatever happens.
+import { KERNEL_CAPTURE_OPTIONS } from '../capture-options.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
@@ -64,19 +65,7 @@ export const SESSION_OPTIONS = {
     valueName: 'DURATION',
     description: 'stop after DURATION in all (10s, 2m), cutting the phase plan short',
   },
-  mask: {
-    type: 'string',
-    valueName: 'MASK',
-    default: '3',
-    description: 'xrun_debug mask to set (1 header, 2 stack dump, 3 both; 0 = leave it alone)',
-  },
-  capture: {
-    type: 'string',
-    choices: ['auto', 'xrun_debug', 'kprobe', 'none', 'kmsg', 'journalctl', 'dmesg'],
-    valueName: 'HOW',
-    default: 'auto',
-    description: 'kernel capture: auto, xrun_debug (kernel log), kprobe, or none (userspace only)',
-  },
+  ...KERNEL_CAPTURE_OPTIONS,
   pcm: {
     type: 'string',
     valueName: 'NAME',

@@ -1,5 +1,6 @@
 // `xrunhunt stress`: a matrix of periods × loads, each cell a short session without a
 // bundle; prints xruns per cell and the smallest xrun-free period per load.
+import { KERNEL_CAPTURE_OPTIONS } from '../capture-options.js';
 import { tmpdir } from 'node:os';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
@@ -74,19 +75,7 @@ period tried, 1 error.`,
     },
     rate: { type: 'string', valueName: 'HZ', default: '48000', description: 'sample rate in Hz' },
     all: { type: 'boolean', description: 'run every cell, even above the first xrun-free period' },
-    mask: {
-      type: 'string',
-      valueName: 'MASK',
-      default: '3',
-      description: 'xrun_debug mask during each cell (0 = leave it alone)',
-    },
-    capture: {
-      type: 'string',
-      choices: ['auto', 'xrun_debug', 'kprobe', 'none', 'kmsg', 'journalctl', 'dmesg'],
-      valueName: 'HOW',
-      default: 'auto',
-      description: 'kernel capture: auto, xrun_debug, kprobe, none',
-    },
+    ...KERNEL_CAPTURE_OPTIONS,
     'load-dir': { type: 'string', valueName: 'DIR', description: 'run disk loads in DIR' },
     'rt-priority': {
       type: 'string',

@@ -2,6 +2,7 @@
 // the running PCM streams and their owners, turns on the kernel's XRUN reporting for them
 // (restored at the end, on Ctrl-C and after a kill -9), ranks what the kernel was doing at
 // each underrun with the load at that moment, and writes a session-compatible bundle.
+import { KERNEL_CAPTURE_OPTIONS } from '../capture-options.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
@@ -99,19 +100,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
       valueName: 'DIR',
       description: 'bundle folder (default: ./xrunhunt-watch-<date>-<time>/)',
     },
-    mask: {
-      type: 'string',
-      valueName: 'MASK',
-      default: '3',
-      description: 'xrun_debug mask to set (1 header, 2 stack dump, 3 both; 0 = leave it alone)',
-    },
-    capture: {
-      type: 'string',
-      choices: ['auto', 'xrun_debug', 'kprobe', 'none', 'kmsg', 'journalctl', 'dmesg'],
-      valueName: 'HOW',
-      default: 'auto',
-      description: 'kernel capture: auto, xrun_debug (kernel log), kprobe, or none',
-    },
+    ...KERNEL_CAPTURE_OPTIONS,
     'rank-every': {
       type: 'string',
       valueName: 'DURATION',
