@@ -2,7 +2,8 @@
 // per finding, how many variants were tried and how many the code did not withstand, with one
 // line per failure saying what happened. Not a test: a verification run for the issue's note.
 // Everything happens in temporary folders and on loopback; every loop is bounded.
-// Usage: node --import tsx bench/attack-issue14.ts [--only N[,N...]]   (needs `npm run build`)
+// Usage: node --import tsx bench/attack-issue14.ts [--only N[,N...]] [--list]   (needs `npm run build`;
+// --list also prints every case that held; sections: 1 2 3 16 4 14 7 8)
 import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -90,10 +91,11 @@ interface Tally {
   finding: string;
   tried: number;
   failures: string[];
+  passed: string[];
 }
 const tallies: Tally[] = [];
 function tally(finding: string): Tally {
-  const t = { finding, tried: 0, failures: [] };
+  const t: Tally = { finding, tried: 0, failures: [], passed: [] };
   tallies.push(t);
   return t;
 }
@@ -101,6 +103,7 @@ function tally(finding: string): Tally {
 function record(t: Tally, name: string, problem: string | null): void {
   t.tried++;
   if (problem) t.failures.push(`${name}: ${problem}`);
+  else t.passed.push(name);
 }
 
 /** Problems common to every run: a hang, a crash, a stack trace. */
@@ -1348,8 +1351,12 @@ async function attackServeStartup(): Promise<void> {
     const as500 = uploads.filter((l) => l['status'] === 500);
     record(
       t,
-      'client aborts (6): none logged as 500',
-      as500.length ? `${as500.length} logged 500: ${JSON.stringify(as500[0])}` : null,
+      'client aborts (6): each logged aborted, none as 500',
+      as500.length
+        ? `${as500.length} logged 500: ${JSON.stringify(as500[0])}`
+        : uploads.filter((l) => l['outcome'] === 'aborted').length !== 6
+          ? `logged ${JSON.stringify(uploads.map((l) => [l['status'], l['outcome']]))}`
+          : null,
     );
   }
   // header drip: cut near 10 s (docs), with a stated margin of 10 s to 13 s
@@ -1683,6 +1690,8 @@ function printTable(): void {
   const total = tallies.reduce((a, t) => [a[0]! + t.tried, a[1]! + t.failures.length], [0, 0]);
   console.log(line(['total', String(total[0]), String(total[1])]));
   for (const t of tallies) for (const f of t.failures) console.log(`FAIL [${t.finding}] ${f}`);
+  if (args.includes('--list'))
+    for (const t of tallies) for (const p of t.passed) console.log(`ok   [${t.finding}] ${p}`);
 }
 
 const sections: [string, () => Promise<void>][] = [
