@@ -5,7 +5,8 @@
 // (this host has no sound card, so no XRUN is expected; the XRUN path is the lab test's).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
@@ -63,14 +64,14 @@ function swParams(stop: string, silence = '0'): string {
 
 /** A dummy card whose pcm0p sub0 is played by `comm` (pid 4242), and an idle HDA card. */
 function playingSystem(
-  opts: { stop?: string; silence?: string; mask?: number | null } = {},
+  opts: { stop?: string; silence?: string; mask?: number | null; comm?: string } = {},
 ): FakeSystem {
   const card = dummyCard({}, opts.mask === undefined ? 0 : opts.mask);
   card.pcms[0]!.subs = [{ status: runningStatus(4242) }, {}];
   const fake = createFakeSystem({
     cards: [card, hdaCard({}, 0)],
     proc: {
-      '4242/comm': 'pipewire\n',
+      '4242/comm': `${opts.comm ?? 'pipewire'}\n`,
       'sys/kernel/osrelease': '6.1.192\n',
       loadavg: '1.52 0.80 0.40 3/210 4300\n',
       'pressure/io':
@@ -240,4 +241,39 @@ test('bad option values are usage errors before anything is looked at or changed
     assert.match(r.stderr, re);
     assert.equal(fake.readProc('asound/card0/pcm0p/xrun_debug'), '0\n', 'untouched');
   }
+});
+
+test('the bundle folder is scrubbed at close, the live-written events.ndjson included (a user name inside a process name)', async () => {
+  const fake = playingSystem({ comm: 'ardour-alice' });
+  const out = join(work, 'scrubbed');
+  const r = await runCli(
+    [
+      'watch',
+      '--proc-root',
+      fake.procRoot,
+      '--duration',
+      '1500ms',
+      '--capture',
+      'none',
+      '--out',
+      out,
+      '--json',
+    ],
+    { env: { ...envFor(fake), SUDO_USER: 'alice', HOME: '/home/alice' }, timeoutMs: 30_000 },
+  );
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(
+    r.stdout,
+    /ardour-alice/,
+    'the live stream on stdout names the owner (not a file to attach)',
+  );
+  const names = readdirSync(out);
+  for (const want of ['events.ndjson', 'report.txt', 'bundle.json.gz'])
+    assert.ok(names.includes(want), want);
+  for (const name of names) {
+    const raw = readFileSync(join(out, name));
+    const text = (name.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8');
+    assert.doesNotMatch(text, /alice/, `${name} still names the user`);
+  }
+  assert.match(readFileSync(join(out, 'events.ndjson'), 'utf8'), /ardour-<user>/);
 });
