@@ -137,6 +137,15 @@ export function renderReportText(r: SessionReport): string {
         : ''),
   );
   for (const l of r.limitations) out.push(`  - ${l}`);
+  pushWarningsAndFiles(out, r);
+  return out.join('\n') + '\n';
+}
+
+/** The closing sections every run's text report ends with (session and watch alike). */
+export function pushWarningsAndFiles(
+  out: string[],
+  r: Pick<SessionReport, 'warnings' | 'bundle' | 'files'>,
+): void {
   if (r.warnings.length) {
     out.push('', 'Warnings');
     for (const w of r.warnings) out.push(`  - ${w}`);
@@ -146,7 +155,6 @@ export function renderReportText(r: SessionReport): string {
     out.push(`  bundle folder: ${r.bundle}`);
     for (const [what, path] of Object.entries(r.files)) if (path) out.push(`    ${what}: ${path}`);
   } else out.push('  no bundle written');
-  return out.join('\n') + '\n';
 }
 
 /** The Markdown report (paste into a bug report). */

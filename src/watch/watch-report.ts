@@ -6,6 +6,7 @@
 import type { CorrelationResult } from '../analysis/correlate.js';
 import type { SessionKernelEvent, SessionHostSummary, SessionParams } from '../session/events.js';
 import type { SessionReport } from '../session/report-model.js';
+import { pushWarningsAndFiles } from '../session/report-text.js';
 import {
   buildSessionReport,
   concludeSession,
@@ -357,15 +358,6 @@ export function renderWatchText(report: SessionReport, summary: WatchSummary): s
   );
   for (const x of report.limitations) out.push(`  - ${x}`);
   out.push(`  stopped: ${summary.stopReason}`);
-  if (report.warnings.length) {
-    out.push('', 'Warnings');
-    for (const w of report.warnings) out.push(`  - ${w}`);
-  }
-  out.push('', 'Files');
-  if (report.bundle) {
-    out.push(`  bundle folder: ${report.bundle}`);
-    for (const [what, path] of Object.entries(report.files))
-      if (path) out.push(`    ${what}: ${path}`);
-  } else out.push('  no bundle written');
+  pushWarningsAndFiles(out, report);
   return out.join('\n') + '\n';
 }
