@@ -8,6 +8,17 @@ import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const SERIAL_DIRS = ['test/realtime', 'test/lab'];
+// Files whose runs take the machine's own settings lock (a session or `debug` on the real /proc,
+// src/proc/settings-lock.ts): two of them at once would see each other as "another xrunhunt"
+// and one would be refused, as a user's second run is. They run one at a time, before the
+// real-time files. Every other test uses a fake --proc-root, whose lock is its own.
+const MACHINE_LOCK_FILES = [
+  'test/e2e/debug.test.ts',
+  'test/e2e/html-report.test.ts',
+  'test/e2e/kprobe.test.ts',
+  'test/e2e/session-bundle.test.ts',
+  'test/tui/plain-fallback.test.ts',
+];
 
 function walk(dir) {
   let out = [];
@@ -32,7 +43,8 @@ const filters = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--
 const all = [...walk(join(root, 'src')), ...walk(join(root, 'test'))]
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();
-const isSerial = (f) => SERIAL_DIRS.some((d) => f.startsWith(d + '/'));
+const isSerial = (f) =>
+  MACHINE_LOCK_FILES.includes(f) || SERIAL_DIRS.some((d) => f.startsWith(d + '/'));
 const groups = [
   { name: 'parallel', files: all.filter((f) => !isSerial(f)), concurrency: 2 },
   { name: 'serial', files: all.filter(isSerial), concurrency: 1 },

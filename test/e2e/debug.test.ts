@@ -272,10 +272,11 @@ test('a setting that cannot be restored is reported (exit 1) and stays journaled
 });
 
 test('a corrupt journal is a clear error, not a crash', async (t) => {
-  const { env, state } = setup(t, 0);
+  const { env, state, root } = setup(t, 0);
   spawnSync('mkdir', ['-p', join(state, 'xrunhunt')]);
   writeFileSync(join(state, 'xrunhunt', 'manual.json'), '{"truncated":');
-  const r = await runCli(['debug', 'restore'], { env });
+  // The fake tree's own lock: the real /proc's is another test file's business.
+  const r = await runCli(['debug', 'restore', ...root], { env });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /settings journal .*manual\.json is unreadable/);
   noStack(r.stderr);

@@ -247,6 +247,12 @@ async function change(
   const { io, values } = ctx;
   const folder = journalFolderFor(io);
   writeJournalFolderNotes(io, folder);
+  // Nothing to change (no sound support, no such stream) is said as such, whoever holds the
+  // lock; what is journaled is read again under it.
+  debuggableStreams(values['proc-root'], values['boot-root'], {
+    pcm: values.pcm,
+    card: values.card,
+  });
   // The settings lock before any value is read; held until the change is made (lasting) or
   // restored (temporary).
   const run = await beginSettingsRun({
