@@ -3,9 +3,14 @@
 // line per failure saying what happened. Not a test: a verification run for the issue's note.
 // Everything happens in temporary folders and on loopback; every loop is bounded.
 // Usage: node --import tsx bench/attack-issue14.ts [--only N[,N...]] [--list]   (needs `npm run build`;
-// --list also prints every case that held; sections: 1 2 3 16 4 14 7 8)
+// --list also prints every case that held; sections: 1 2 3 16 4 14 7 8, and for analyze/aggregate
+// 5 6 11 12a 13a 14a 15 16a)
 import { spawn, spawnSync } from 'node:child_process';
 import {
+  closeSync,
+  openSync,
+  readSync,
+  statSync,
   chmodSync,
   chownSync,
   existsSync,
@@ -1678,6 +1683,784 @@ async function attackPrivacy(): Promise<void> {
   }
 }
 
+// ---------------------------------------------------------------- analyze / aggregate (5, 6, 11, 12, 13, 14, 15, 16)
+
+interface ShRun extends Run {
+  /** Peak RSS of the measured command in KiB (from /usr/bin/time -f %M), or null. */
+  rssKb: number | null;
+}
+
+/** Runs a shell command line (its parts already quoted) with a hard kill bound, measuring peak RSS. */
+function sh(cmd: string, boundS = 20, measure = false): ShRun {
+  const timeFile = join(work, `time-${randomBytes(4).toString('hex')}`);
+  const wrapped = measure
+    ? `/usr/bin/time -f %M -o ${timeFile} timeout -s KILL ${boundS} ${cmd}`
+    : `timeout -s KILL ${boundS} ${cmd}`;
+  const r = spawnSync('sh', ['-c', wrapped], {
+    env: { ...process.env, CI: 'true' },
+    maxBuffer: 256 << 20,
+    timeout: (boundS + 10) * 1000,
+    killSignal: 'SIGKILL',
+  });
+  let rssKb: number | null = null;
+  if (measure && existsSync(timeFile)) {
+    const m = /(\d+)\s*$/.exec(readFileSync(timeFile, 'utf8'));
+    rssKb = m ? Number(m[1]) : null;
+    rmSync(timeFile, { force: true });
+  }
+  // timeout(1) exits 137 when it had to kill: report it as the hang it is
+  const code = r.status;
+  return {
+    code: code === 137 ? null : code,
+    signal: code === 137 ? 'SIGKILL' : r.signal,
+    stdout: r.stdout?.toString() ?? '',
+    stderr: r.stderr?.toString() ?? '',
+    rssKb,
+  };
+}
+
+const q = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+const X = (argv: string[]): string => `${q(process.execPath)} ${q(BIN)} ${argv.map(q).join(' ')}`;
+
+/** The DUMP of bench/analyze.ts with printk timestamps: one XRUN with a full stack. */
+function dumpAt(t: number, leaf: string): string[] {
+  const body = [
+    'snd_hda_intel 0000:00:1f.3: XRUN: pcmC0D0p:0',
+    'CPU: 2 PID: 4711 Comm: dd Tainted: G           OE     6.1.0-18-amd64 #1  Debian 6.1.76-1',
+    'Call Trace:',
+    ' <IRQ>',
+    ' dump_stack_lvl+0x44/0x5c',
+    ' __snd_pcm_xrun.cold+0x5/0xa [snd_pcm]',
+    ' snd_pcm_update_state+0x103/0x120 [snd_pcm]',
+    ' snd_pcm_update_hw_ptr0+0x23a/0x6f0 [snd_pcm]',
+    ' snd_pcm_period_elapsed_under_stream_lock+0x72/0xc0 [snd_pcm]',
+    ' snd_pcm_period_elapsed+0x22/0x40 [snd_pcm]',
+    ' azx_interrupt+0x83/0x190 [snd_hda_codec]',
+    ' __handle_irq_event_percpu+0x46/0x190',
+    ' handle_irq_event+0x34/0x70',
+    ' handle_edge_irq+0x9f/0x240',
+    ' __common_interrupt+0x3f/0xa0',
+    ' common_interrupt+0x7b/0xa0',
+    ' </IRQ>',
+    ' <TASK>',
+    ' asm_common_interrupt+0x22/0x40',
+    `RIP: 0010:${leaf}+0x15/0x30`,
+    'RSP: 0018:ffffb5a3c05b7c58 EFLAGS: 00000246',
+    ` ${leaf}+0x225/0x410`,
+    ' filemap_add_folio+0x38/0xa0',
+    ' ext4_da_write_begin+0xbf/0x2b0 [ext4]',
+    ' generic_perform_write+0xd8/0x240',
+    ' vfs_write+0x235/0x3f0',
+    ' ksys_write+0x6b/0xf0',
+    ' do_syscall_64+0x34/0x90',
+    ' entry_SYSCALL_64_after_hwframe+0x6e/0xd8',
+    ' </TASK>',
+  ];
+  return body.map((l, i) => `[${(t + i * 1e-6).toFixed(6).padStart(12)}] ${l}`);
+}
+
+interface AnalyzeJson {
+  events: { offender?: { signature?: string | null; class?: string } }[];
+  offenders: { signature?: string; count?: number; events?: number }[];
+  summary: { events: number; offenders: number; lines?: number };
+  warnings: unknown[];
+}
+
+function parseJson(s: string): AnalyzeJson | null {
+  try {
+    return JSON.parse(s) as AnalyzeJson;
+  } catch {
+    return null;
+  }
+}
+
+/** What two analyses must agree on: the event count and the ranked offenders. */
+function ranking(j: AnalyzeJson): string {
+  return JSON.stringify({
+    events: j.summary.events,
+    offenders: j.offenders.map((o) => [o.signature, o.count ?? o.events]),
+  });
+}
+
+async function attackAnalyzeMemory(): Promise<void> {
+  const t = tally('5 analyze bounded memory');
+  const n = 200_000;
+  const lines: string[] = [];
+  for (let i = 0; i < n; i++)
+    lines.push(
+      `[${(100 + i * 0.001).toFixed(6).padStart(12)}] snd_hda_intel 0000:00:1f.3: XRUN: pcmC0D0p:0`,
+    );
+  const plain = join(work, 'headers.log');
+  writeFileSync(plain, lines.join('\n') + '\n');
+  const gz = join(work, 'headers.log.gz');
+  writeFileSync(gz, gzipSync(readFileSync(plain)));
+  const limitKb = 300 * 1024;
+  for (const [label, file] of [
+    ['plain', plain],
+    ['gzip', gz],
+  ] as const) {
+    for (const mode of ['json', 'text', 'html', 'markdown'] as const) {
+      const html = join(work, `h-${label}-${mode}.html`);
+      const argv =
+        mode === 'json'
+          ? ['analyze', file, '--json']
+          : mode === 'text'
+            ? ['analyze', file]
+            : mode === 'markdown'
+              ? ['analyze', file, '--format', 'markdown']
+              : ['analyze', file, '--json', '--html', html];
+      const r = sh(`${X(argv)} > ${q(join(work, 'out5'))}`, 120, true);
+      r.stdout = readFileSync(join(work, 'out5'), 'utf8');
+      const name = `${n} header-only XRUN lines, ${label}, ${mode}`;
+      let problem = runProblem(r);
+      if (!problem && r.code !== 2) problem = `exit ${r.code}: ${short(r.stderr)}`;
+      if (!problem && (r.rssKb === null || r.rssKb > limitKb))
+        problem = `peak RSS ${r.rssKb === null ? '?' : (r.rssKb / 1024).toFixed(0)} MB (limit 300)`;
+      if (!problem && (mode === 'json' || mode === 'html')) {
+        const j = parseJson(r.stdout);
+        if (!j) problem = `stdout is not one JSON document (${r.stdout.length} bytes)`;
+        else if (j.summary.events !== n) problem = `summary.events ${j.summary.events}, not ${n}`;
+      }
+      if (
+        !problem &&
+        (mode === 'text' || mode === 'markdown') &&
+        !r.stdout.includes(String(n)) &&
+        !r.stdout.includes(n.toLocaleString('en-US'))
+      )
+        problem = `the report does not state the ${n} events: ${short(r.stdout.slice(0, 300))}`;
+      if (!problem && mode === 'html') {
+        const h = existsSync(html) ? readFileSync(html, 'utf8') : '';
+        if (!h.trimEnd().endsWith('</html>'))
+          problem = `HTML report incomplete (${h.length} bytes)`;
+      }
+      console.log(
+        `  5 ${name}: peak RSS ${r.rssKb === null ? '?' : (r.rssKb / 1024).toFixed(0)} MB, exit ${r.code}`,
+      );
+      record(t, name, problem);
+    }
+  }
+}
+
+/** A bounded, explained refusal (or a real result): no hang, no stack trace, no silent 0. */
+function refusalProblem(r: Run, mayWork: boolean): string | null {
+  const p = runProblem(r);
+  if (p) return p;
+  if (r.code === 1) {
+    if (!r.stderr.trim()) return 'exit 1 with nothing on stderr';
+    if (r.stderr.includes('\x1b')) return 'raw escape on stderr';
+    return null;
+  }
+  if (mayWork) return null;
+  // aggregate skips a named special file with the reason, as it skips damaged bundles
+  if (/skipped .*(device|named pipe|socket|special file|folder|limit)/.test(r.stderr)) return null;
+  // analyze may read a device or stream up to a stated bound, then say it stopped
+  if (/stopped reading after/.test(r.stderr)) return null;
+  return `exit ${r.code} (not refused): ${short(r.stderr + r.stdout)}`;
+}
+
+async function attackSpecialFiles(): Promise<void> {
+  const t = tally('6 devices, pipes, folders, sizes');
+  const dir = mkdtempSync(join(work, 'special-'));
+  const zeroLink = join(dir, 'zero-link.log');
+  symlinkSync('/dev/zero', zeroLink);
+  const urandomLink = join(dir, 'urandom.json.gz');
+  symlinkSync('/dev/urandom', urandomLink);
+  const fifo = join(dir, 'fifo');
+  spawnSync('mkfifo', [fifo]);
+  const sockPath = join(dir, 'sock');
+  const server = createServer();
+  await new Promise<void>((res) => server.listen(sockPath, res));
+  const folder = join(dir, 'a-folder');
+  mkdirSync(folder);
+  const sparse = join(dir, 'sparse.json');
+  spawnSync('truncate', ['-s', '1536M', sparse]);
+  const sparseGz = join(dir, 'sparse-in-folder');
+  mkdirSync(sparseGz);
+  symlinkSync(sparse, join(sparseGz, 'big.json'));
+  const hostileFolder = join(dir, 'hostile-inbox');
+  mkdirSync(hostileFolder);
+  symlinkSync('/dev/zero', join(hostileFolder, 'zero.json'));
+  spawnSync('mkfifo', [join(hostileFolder, 'fifo.json.gz')]);
+  writeFileSync(join(hostileFolder, 'good.json'), BUNDLE_JSON);
+  const db = () => join(dir, `fleet-${randomBytes(3).toString('hex')}.db`);
+  const inputs: [string, string, boolean][] = [
+    ['/dev/zero', '/dev/zero', false],
+    ['/dev/urandom', '/dev/urandom', false],
+    ['/dev/null', '/dev/null', true],
+    ['/dev/full', '/dev/full', false],
+    ['symlink to /dev/zero', zeroLink, false],
+    ['symlink to /dev/urandom (.json.gz)', urandomLink, false],
+    ['FIFO without writer', fifo, false],
+    ['socket', sockPath, false],
+    ['/proc/kmsg', '/proc/kmsg', false],
+    ['/dev/stdin closed', '/dev/fd/9', false],
+  ];
+  for (const cmd of ['analyze', 'aggregate'] as const) {
+    const extra = (): string[] => (cmd === 'aggregate' ? ['--db', db()] : []);
+    for (const [label, path, mayWork] of inputs) {
+      const r = sh(X([cmd, path, ...extra()]) + ' </dev/null', 20, true);
+      let p = refusalProblem(r, mayWork);
+      if (!p && r.rssKb !== null && r.rssKb > 300 * 1024)
+        p = `peak RSS ${(r.rssKb / 1024).toFixed(0)} MB`;
+      record(t, `${cmd} ${label}`, p);
+    }
+    // a FIFO with a writer that sends a small valid log / bundle and closes
+    {
+      const payload = join(dir, `payload-${cmd}`);
+      writeFileSync(
+        payload,
+        cmd === 'analyze' ? dumpAt(10, '_raw_spin_unlock_irq').join('\n') + '\n' : BUNDLE_JSON,
+      );
+      const r = sh(
+        `sh -c ${q(`cat ${q(payload)} > ${q(fifo)}`)} & ${X([cmd, fifo, ...extra()])}; rc=$?; wait; exit $rc`,
+        20,
+      );
+      record(t, `${cmd} FIFO with a writer`, refusalProblem(r, true));
+    }
+    // a FIFO whose writer never stops (yes)
+    {
+      const r = sh(
+        `sh -c ${q(`timeout -s KILL 25 yes XRUN > ${q(fifo)}`)} 2>/dev/null & ${X([cmd, fifo, ...extra()])}; rc=$?; kill %1 2>/dev/null; wait; exit $rc`,
+        30,
+        false,
+      );
+      record(t, `${cmd} FIFO with an endless writer`, refusalProblem(r, false));
+    }
+    const rf = sh(X([cmd, folder, ...extra()]), 20);
+    record(t, `${cmd} an empty folder`, refusalProblem(rf, cmd === 'aggregate'));
+    const rh = sh(X([cmd, hostileFolder, ...extra()]), 20, true);
+    record(
+      t,
+      `${cmd} folder holding /dev/zero link, FIFO, a bundle`,
+      refusalProblem(rh, cmd === 'aggregate'),
+    );
+    const rs = sh(X([cmd, sparse, ...extra()]), 30, true);
+    // a big regular file is a legitimate log: reading it with bounded memory and a warning holds
+    let ps = refusalProblem(rs, cmd === 'analyze' && /contains binary data/.test(rs.stderr));
+    if (!ps && rs.rssKb !== null && rs.rssKb > 300 * 1024)
+      ps = `peak RSS ${(rs.rssKb / 1024).toFixed(0)} MB`;
+    console.log(
+      `  6 ${cmd} sparse 1.5 GB: exit ${rs.code}, peak RSS ${rs.rssKb === null ? '?' : (rs.rssKb / 1024).toFixed(0)} MB`,
+    );
+    record(t, `${cmd} sparse 1.5 GB file`, ps);
+    const rsf = sh(X([cmd, sparseGz, ...extra()]), 30, true);
+    let psf = refusalProblem(rsf, cmd === 'aggregate');
+    if (!psf && rsf.rssKb !== null && rsf.rssKb > 300 * 1024)
+      psf = `peak RSS ${(rsf.rssKb / 1024).toFixed(0)} MB`;
+    record(t, `${cmd} folder linking a sparse 1.5 GB file`, psf);
+  }
+  // stdin from devices, bounded by timeout(1)
+  for (const [label, redirect] of [
+    ['stdin /dev/zero', '< /dev/zero'],
+    ['stdin /dev/urandom', '< /dev/urandom'],
+    ['stdin 2,000,000 header-only XRUN lines piped, --json', ''],
+  ] as const) {
+    // an endless pipe is a legitimate input (dmesg -w | analyze -): only memory must stay bounded
+    const endless = redirect === '';
+    const r = endless
+      ? sh(
+          `sh -c ${q(`yes "XRUN: pcmC0D0p:0" | head -n 2000000 | ${X(['analyze', '-', '--json'])} > ${q(join(work, 'out6'))}`)}`,
+          60,
+          true,
+        )
+      : sh(`${X(['analyze', '-'])} ${redirect}`, 30, true);
+    if (endless) {
+      // the document lists every event (hundreds of MB): read its end only
+      const out6 = join(work, 'out6');
+      const size = statSync(out6).size;
+      const fd = openSync(out6, 'r');
+      const tail = Buffer.alloc(Math.min(300, size));
+      readSync(fd, tail, 0, tail.length, size - tail.length);
+      closeSync(fd);
+      rmSync(out6);
+      r.stdout = tail.toString();
+      console.log(`  6 2,000,000 events piped: ${(size / 1048576).toFixed(0)} MiB of JSON`);
+    }
+    let p = endless ? runProblem(r) : refusalProblem(r, false);
+    if (!p && endless && (r.code !== 2 || !r.stdout.includes('"rulesVersion"')))
+      p = `exit ${r.code}, JSON end missing: ${short(r.stdout)}`;
+    if (!p && r.rssKb !== null && r.rssKb > 300 * 1024)
+      p = `peak RSS ${(r.rssKb / 1024).toFixed(0)} MB`;
+    console.log(
+      `  6 analyze - ${label}: exit ${r.code}, peak RSS ${r.rssKb === null ? '?' : (r.rssKb / 1024).toFixed(0)} MB`,
+    );
+    record(t, `analyze - ${label}`, p);
+  }
+  server.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function attackDamagedBundles(): Promise<void> {
+  const t = tally('11 damaged bundles to analyze');
+  const dir = mkdtempSync(join(work, 'damaged-'));
+  const json = BUNDLE_JSON;
+  const gz = gzipSync(json);
+  const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+  const cases: [string, Buffer][] = [
+    ['BOM + bundle', Buffer.concat([BOM, json])],
+    ['gzip(BOM + bundle)', gzipSync(Buffer.concat([BOM, json]))],
+    [
+      'UTF-16 BOM + bundle',
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(json.toString(), 'utf16le')]),
+    ],
+    ['cut at 10 %', json.subarray(0, Math.floor(json.length * 0.1))],
+    ['cut at 50 %', json.subarray(0, Math.floor(json.length * 0.5))],
+    ['cut at 99 %', json.subarray(0, json.length - 3)],
+    ['gzip(cut at 50 %)', gzipSync(json.subarray(0, Math.floor(json.length * 0.5)))],
+    ['trailing garbage', Buffer.concat([json, Buffer.from('garbage\n')])],
+    ['trailing second object', Buffer.concat([json, json])],
+    ['trailing NULs', Buffer.concat([json, Buffer.alloc(64)])],
+    ['gzip cut short (half)', gz.subarray(0, Math.floor(gz.length / 2))],
+    ['gzip cut short (no trailer)', gz.subarray(0, gz.length - 8)],
+    ['gzip header only', gz.subarray(0, 10)],
+    ['gzip of garbage', gzipSync(randomBytes(4096))],
+    ['gzip of text garbage', gzipSync(Buffer.from('not a bundle {'))],
+    ['nested gzip', gzipSync(gz)],
+    ['gzip + trailing garbage', Buffer.concat([gz, Buffer.from('junk')])],
+    ['JSON {}', Buffer.from('{}')],
+    ['JSON {"a":1}', Buffer.from('{"a":1}\n')],
+    ['JSON []', Buffer.from('[]')],
+    ['JSON array of bundles', Buffer.from(`[${json.toString()}]`)],
+    ['JSON string', Buffer.from('"XRUN"')],
+    ['JSON null', Buffer.from('null')],
+    [
+      'bundle with formatVersion 99',
+      Buffer.from(JSON.stringify({ ...JSON.parse(json.toString()), formatVersion: 99 })),
+    ],
+    [
+      'bundle with events not an array',
+      Buffer.from(JSON.stringify({ ...JSON.parse(json.toString()), events: 'x' })),
+    ],
+    [
+      'bundle with kind not session',
+      Buffer.from(JSON.stringify({ ...JSON.parse(json.toString()), kind: 'other' })),
+    ],
+  ];
+  const quote = (s: string) => s.replace(/[^a-z0-9]+/gi, '-');
+  const warnedOnly: string[] = [];
+  for (const [label, bytes] of cases) {
+    for (const ext of ['.json', '.json.gz', '.txt']) {
+      const f = join(dir, `${quote(label)}${ext}`);
+      writeFileSync(f, bytes);
+      const r = sh(X(['analyze', f]), 20);
+      let p = runProblem(r);
+      // held: refused with a reason, or read with a warning that names the damage; a .txt
+      // holding JSON or gzipped text is a log by its name, so reading it as one is right
+      const warned = /xrunhunt: warning: .*(gzip|binary|bundle|JSON|truncat|corrupt)/i.test(
+        r.stderr,
+      );
+      const logByName =
+        ext === '.txt' && (label.startsWith('JSON') || label.includes('text garbage'));
+      if (!p && r.code !== 1 && warned)
+        warnedOnly.push(`${label} (${ext}): ${short(r.stderr).slice(0, 140)}`);
+      if (!p && r.code !== 1 && !warned && !logByName)
+        p = `exit ${r.code}, read as a log without a word: ${short(r.stderr + r.stdout)}`;
+      if (!p && r.code === 1 && !r.stderr.trim()) p = 'exit 1, nothing on stderr';
+      record(t, `${label} (${ext})`, p);
+    }
+  }
+  // controls: a good bundle plain and gzipped is analyzed
+  for (const [label, bytes] of [
+    ['good bundle', json],
+    ['good bundle gz', gz],
+  ] as const) {
+    const f = join(dir, `${quote(label)}.json${label.endsWith('gz') ? '.gz' : ''}`);
+    writeFileSync(f, bytes);
+    const r = sh(X(['analyze', f, '--json']), 20);
+    const j = parseJson(r.stdout);
+    record(
+      t,
+      `control: ${label}`,
+      runProblem(r) ?? (j && r.code === 2 ? null : `exit ${r.code}: ${short(r.stderr)}`),
+    );
+  }
+  for (const w of warnedOnly) console.log(`  11 read with a warning, exit 0/2: ${w}`);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function attackUnreadableAsNobody(): Promise<void> {
+  const t = tally('12 analyze unreadable input (nobody)');
+  const dir = mkdtempSync(join(work, 'perm-'));
+  chmodSync(work, 0o755);
+  chmodSync(dir, 0o755);
+  const log = dumpAt(10, '_raw_spin_unlock_irq').join('\n') + '\n';
+  const f000 = join(dir, 'kern.log');
+  writeFileSync(f000, log);
+  chmodSync(f000, 0);
+  const gz000 = join(dir, 'kern.log.gz');
+  writeFileSync(gz000, gzipSync(log));
+  chmodSync(gz000, 0);
+  const bundle000 = join(dir, 'bundle.json.gz');
+  writeFileSync(bundle000, gzipSync(BUNDLE_JSON));
+  chmodSync(bundle000, 0);
+  const readable = join(dir, 'ok.log');
+  writeFileSync(readable, log);
+  chmodSync(readable, 0o644);
+  const closed = join(dir, 'closed');
+  mkdirSync(closed, { mode: 0o700 });
+  writeFileSync(join(closed, 'x.log'), log);
+  const noExec = join(dir, 'noexec');
+  mkdirSync(noExec);
+  writeFileSync(join(noExec, 'x.log'), log);
+  chmodSync(noExec, 0o644);
+  const rootOwnedHtml = join(dir, 'ro');
+  mkdirSync(rootOwnedHtml, { mode: 0o755 });
+  const asNobody = (argv: string[]): ShRun =>
+    sh(
+      `setpriv --reuid=${NOBODY} --regid=${NOBODY} --clear-groups env HOME=/nonexistent ${X(argv)}`,
+      20,
+    );
+  const cases: [string, string[]][] = [
+    ['mode-000 log', ['analyze', f000]],
+    ['mode-000 gzip log', ['analyze', gz000]],
+    ['mode-000 bundle', ['analyze', bundle000]],
+    ['mode-000 log after a readable one', ['analyze', readable, f000]],
+    ['mode-000 log, --json', ['analyze', f000, '--json']],
+    ['file in a 0700 root folder', ['analyze', join(closed, 'x.log')]],
+    ['file in a folder without x', ['analyze', join(noExec, 'x.log')]],
+    [
+      '--html into a root-owned folder',
+      ['analyze', readable, '--html', join(rootOwnedHtml, 'r.html')],
+    ],
+    [
+      'aggregate mode-000 bundle',
+      ['aggregate', bundle000, '--db', join('/tmp', `nobody-${randomBytes(3).toString('hex')}.db`)],
+    ],
+  ];
+  for (const [label, argv] of cases) {
+    const r = asNobody(argv);
+    let p = runProblem(r);
+    // aggregate skips unreadable bundles with the reason (exit 0), as it does damaged ones
+    const skipped = argv[0] === 'aggregate' && /skipped .*permission denied/.test(r.stderr);
+    if (!p && r.code !== 1 && !skipped) p = `exit ${r.code}: ${short(r.stderr)}`;
+    if (!p && !/permission|denied|cannot read|not readable|EACCES|rights|may not/i.test(r.stderr))
+      p = `unclear message: ${short(r.stderr)}`;
+    if (!p && /EACCES/.test(r.stderr) && !/permission|denied|read/i.test(r.stderr))
+      p = `raw errno: ${short(r.stderr)}`;
+    record(t, label, p);
+    const db = argv[argv.indexOf('--db') + 1];
+    if (argv.includes('--db') && db) rmSync(db, { force: true });
+  }
+  chmodSync(work, 0o700);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const CONTROL = /[\x00-\x08\x0b-\x1f\x7f\x9b]/;
+
+async function attackAggregateControlChars(): Promise<void> {
+  const t = tally('13 aggregate control characters');
+  const payloads: [string, string][] = [
+    ['clear screen', '\x1b[2J\x1b[H'],
+    ['window title', '\x1b]0;pwned\x07'],
+    ['forged line', '\rxrunhunt: accepted: fake\n'],
+    ['CSI 8-bit', '\x9b31m'],
+    ['backspaces', 'ok\b\b\bbad'],
+    ['NUL', 'a\x00b'],
+    ['bidi override', '\u202egnp.exe'],
+  ];
+  const forged = /^xrunhunt: accepted: fake/m;
+  const check = (r: Run): string | null => {
+    const p = runProblem(r);
+    if (p) return p;
+    const both = r.stdout + r.stderr;
+    const m = CONTROL.exec(both.replace(/\n/g, '').replace(/\t/g, ''));
+    if (m)
+      return `raw 0x${m[0].charCodeAt(0).toString(16)} reached the terminal near ${JSON.stringify(both.slice(Math.max(0, m.index - 30), m.index + 20))}`;
+    if (forged.test(both)) return 'a forged "xrunhunt: accepted: fake" line';
+    return null;
+  };
+  const base = JSON.parse(BUNDLE_JSON.toString()) as Record<string, unknown>;
+  let serial = 0;
+  for (const [label, evil] of payloads) {
+    const dir = mkdtempSync(join(work, 'ctl-'));
+    const fresh = (mut: (d: Record<string, unknown>) => void): string => {
+      const d = JSON.parse(JSON.stringify(base)) as Record<string, unknown>;
+      d['createdAt'] = new Date(Date.UTC(2026, 1, 1) + serial++ * 1000).toISOString();
+      mut(d);
+      return JSON.stringify(d);
+    };
+    // damaged bundles quoting the payload
+    writeFileSync(join(dir, 'broken.json'), `{"formatVersion": "${evil}`);
+    writeFileSync(join(dir, 'notbundle.json'), JSON.stringify({ format: evil, kind: evil }));
+    writeFileSync(
+      join(dir, 'version.json'),
+      fresh((d) => (d['formatVersion'] = evil)),
+    );
+    // valid bundles carrying the payload in fields the ranking prints
+    writeFileSync(
+      join(dir, 'kernel.json'),
+      fresh((d) => ((d['host'] as Record<string, unknown>)['kernelRelease'] = `6.1${evil}`)),
+    );
+    writeFileSync(
+      join(dir, 'frames.json'),
+      fresh((d) => {
+        const evs = d['events'] as { offender: Record<string, unknown>; frames: string[] }[];
+        for (const e of evs) {
+          e.frames = e.frames.map((f) => (f.startsWith('RIP') ? `RIP: evil${evil}fn` : f));
+          if (e.offender['function']) e.offender['function'] = `evil${evil}fn`;
+        }
+      }),
+    );
+    writeFileSync(
+      join(dir, 'driver.json'),
+      fresh((d) => {
+        const cards = (d['host'] as { cards: Record<string, unknown>[] }).cards;
+        cards[0]!['driver'] = `snd${evil}`;
+        cards[0]!['name'] = `card${evil}`;
+      }),
+    );
+    // a file name carrying it (a valid bundle and a broken one)
+    let named = '';
+    try {
+      named = join(dir, `name${evil.replace(/\//g, '_').split('\x00').join('0')}.json`);
+      writeFileSync(named, 'not json');
+      writeFileSync(
+        join(dir, `good${evil.replace(/\//g, '_').split('\x00').join('0')}.json`),
+        fresh(() => undefined),
+      );
+    } catch {
+      named = '';
+    }
+    for (const fmt of [
+      [],
+      ['--json'],
+      ['--format', 'markdown'],
+      ['--by', 'kernel'],
+      ['--by', 'driver'],
+    ]) {
+      const db = join(dir, `f-${randomBytes(3).toString('hex')}.db`);
+      const r = sh(X(['aggregate', dir, '--db', db, ...fmt]), 30);
+      // JSON on stdout may carry escapes as \u001b: only raw bytes count
+      record(t, `${label}: aggregate ${fmt.join(' ') || 'text'}`, check(r));
+    }
+    if (named) {
+      const r = sh(X(['aggregate', named, '--db', join(dir, 'n.db')]), 20);
+      record(t, `${label}: file name on the command line`, check(r));
+      const r2 = sh(X(['analyze', named]), 20);
+      record(t, `${label}: analyze, file name on the command line`, check(r2));
+    }
+    const rm = sh(
+      X([
+        'aggregate',
+        join(dir, `missing${evil.split('\x00').join('0')}`),
+        '--db',
+        join(dir, 'm.db'),
+      ]),
+      20,
+    );
+    record(t, `${label}: missing path quoted`, check(rm));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function attackAggregatePaths(): Promise<void> {
+  const t = tally('14 aggregate paths and --db');
+  const dir = mkdtempSync(join(work, 'agg14-'));
+  const good = join(dir, 'good.json');
+  writeFileSync(good, BUNDLE_JSON);
+  const missing = join(dir, 'no-such');
+  const cases: [string, string[]][] = [
+    ['missing file alone', [missing]],
+    ['missing file + good bundle', [good, missing]],
+    ['missing folder with slash', [`${missing}/`]],
+    ['missing .json.gz', [`${missing}.json.gz`]],
+    ['empty string path', ['']],
+  ];
+  for (const [label, paths] of cases) {
+    const r = sh(
+      X(['aggregate', ...paths, '--db', join(dir, `${randomBytes(3).toString('hex')}.db`)]),
+      20,
+    );
+    let p = runProblem(r);
+    if (!p && r.code === 0) p = `exit 0: ${short(r.stderr) || '(silent)'}`;
+    if (!p && !r.stderr.trim()) p = `exit ${r.code}, nothing on stderr`;
+    record(t, label, p);
+  }
+  const tag = randomBytes(4).toString('hex');
+  const dbCases: [string, string, string][] = [
+    ['--db /nonexistent-TAG/x.db', `/nonexistent-${tag}/x.db`, `/nonexistent-${tag}`],
+    ['--db /nonexistent-TAG/a/b/x.db', `/nonexistent-${tag}b/a/b/x.db`, `/nonexistent-${tag}b`],
+    ['--db under a missing folder in tmp', join(dir, 'nope', 'x.db'), join(dir, 'nope')],
+    ['--db whose parent is a file', join(good, 'x.db'), join(good, 'x.db')],
+    ['--db naming a folder', dir, join(dir, '.nothing')],
+  ];
+  for (const [label, db, mustNotExist] of dbCases) {
+    for (const inputs of [[good], []]) {
+      const r = sh(X(['aggregate', ...inputs, '--db', db]), 20);
+      let p = runProblem(r);
+      if (!p && existsSync(mustNotExist)) p = `created ${mustNotExist}`;
+      if (!p && r.code === 0) p = 'exit 0';
+      if (!p && !r.stderr.trim()) p = `exit ${r.code}, nothing on stderr`;
+      record(t, `${label}${inputs.length ? ' + bundle' : ' (ranking only)'}`, p);
+      if (mustNotExist.startsWith('/nonexistent-'))
+        rmSync(mustNotExist, { recursive: true, force: true });
+    }
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function attackSplitLogs(): Promise<void> {
+  const t = tally('15 log split inside a stack');
+  const dir = mkdtempSync(join(work, 'split-'));
+  const noise = (t0: number) => [
+    `[${t0.toFixed(6).padStart(12)}] usb 1-2: new high-speed USB device number 3`,
+  ];
+  const lines = [
+    ...noise(5),
+    ...dumpAt(10, '_raw_spin_unlock_irq'),
+    ...noise(15),
+    ...dumpAt(20, '__filemap_add_folio'),
+    ...noise(25),
+    ...dumpAt(30, 'ext4_mb_regular_allocator'),
+    ...noise(35),
+  ];
+  const whole = join(dir, 'whole.log');
+  writeFileSync(whole, lines.join('\n') + '\n');
+  const rw = sh(X(['analyze', whole, '--json']), 20);
+  const jw = parseJson(rw.stdout);
+  if (!jw) {
+    record(t, 'whole log', `not analyzable: exit ${rw.code} ${short(rw.stderr)}`);
+    return;
+  }
+  const expect = ranking(jw);
+  // every cut inside the middle event's record (header to </TASK>), in both file orders
+  const start = lines.findIndex((l) => l.includes('] snd_hda') && l.startsWith('[   20.'));
+  const end = start + 29;
+  for (let cut = start + 1; cut <= end; cut++) {
+    const a = join(dir, `kern.log.1-${cut}`);
+    const b = join(dir, `kern.log-${cut}`);
+    writeFileSync(a, lines.slice(0, cut).join('\n') + '\n');
+    writeFileSync(b, lines.slice(cut).join('\n') + '\n');
+    for (const [order, files] of [
+      ['old, new', [a, b]],
+      ['new, old', [b, a]],
+    ] as const) {
+      const r = sh(X(['analyze', ...files, '--json']), 20);
+      const j = parseJson(r.stdout);
+      let p = runProblem(r);
+      if (!p && !j) p = `no JSON: exit ${r.code} ${short(r.stderr)}`;
+      if (!p && j && ranking(j) !== expect) {
+        const warned = j.warnings.length > 0 || /cut|split|continu/i.test(r.stderr);
+        p = `${ranking(j)} ≠ whole ${expect}${warned ? ` (warned: ${short(JSON.stringify(j.warnings) + r.stderr)})` : ' (no warning)'}`;
+      }
+      record(t, `cut after line ${cut - start} of the stack, ${order}`, p);
+    }
+    rmSync(a);
+    rmSync(b);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+async function attackSmallAnalyze(): Promise<void> {
+  const t = tally('16 arguments, --html, line ends');
+  const dir = mkdtempSync(join(work, 's16-'));
+  const lf = join(dir, 'lf.log');
+  writeFileSync(
+    lf,
+    [...dumpAt(10, '_raw_spin_unlock_irq'), ...dumpAt(20, '__filemap_add_folio')].join('\n') + '\n',
+  );
+  const argCases: [string, string[], RegExp][] = [
+    ['analyze --top -1', ['analyze', lf, '--top', '-1'], /top/],
+    ['analyze --top=-1', ['analyze', lf, '--top=-1'], /top/],
+    ['analyze --top -0', ['analyze', lf, '--top', '-0'], /top/],
+    ['analyze --top 1.5', ['analyze', lf, '--top', '1.5'], /top/],
+    ['analyze --top abc', ['analyze', lf, '--top', 'abc'], /top/],
+    ['analyze --top (no value)', ['analyze', lf, '--top'], /top/],
+    ['aggregate --top -1', ['aggregate', '--db', join(dir, 'a.db'), '--top', '-1'], /top/],
+    ['aggregate --top=-5', ['aggregate', '--db', join(dir, 'a.db'), '--top=-5'], /top/],
+    [
+      'load write --size -5M',
+      ['load', 'write', '--size', '-5M', '--dir', dir, '--duration', '1s'],
+      /size/,
+    ],
+    [
+      'load write --size=-5M',
+      ['load', 'write', '--size=-5M', '--dir', dir, '--duration', '1s'],
+      /size/,
+    ],
+    [
+      'load write --size -0',
+      ['load', 'write', '--size', '-0', '--dir', dir, '--duration', '1s'],
+      /size/,
+    ],
+    ['load write --duration -1s', ['load', 'write', '--duration', '-1s', '--dir', dir], /duration/],
+    ['aggregate --since -7d', ['aggregate', '--db', join(dir, 'a.db'), '--since', '-7d'], /since/],
+  ];
+  for (const [label, argv, names] of argCases) {
+    const r = sh(X(argv), 20);
+    let p = runProblem(r);
+    if (!p && r.code !== 1) p = `exit ${r.code} (accepted)`;
+    if (!p && /ambiguous/i.test(r.stderr)) p = `"ambiguous": ${short(r.stderr)}`;
+    if (!p && !names.test(r.stderr)) p = `message does not name the option: ${short(r.stderr)}`;
+    record(t, label, p);
+  }
+  const htmlCases: [string, string][] = [
+    ['/proc/version', '/proc/version'],
+    ['/proc/self/status', '/proc/self/status'],
+    ['/dev/full', '/dev/full'],
+    ['a folder', dir],
+    ['under a file', join(lf, 'r.html')],
+    ['under a missing folder', join(dir, 'missing', 'r.html')],
+  ];
+  for (const cmd of ['analyze', 'aggregate'] as const) {
+    for (const [label, target] of htmlCases) {
+      const argv =
+        cmd === 'analyze'
+          ? ['analyze', lf, '--html', target]
+          : ['aggregate', '--db', join(dir, 'a.db'), '--html', target];
+      const r = sh(X(argv), 20);
+      let p = runProblem(r);
+      if (!p && r.code !== 1) p = `exit ${r.code}`;
+      const says = r.stderr;
+      if (
+        !p &&
+        label !== 'under a missing folder' &&
+        /does not exist|no such folder|not found/i.test(says)
+      )
+        p = `misleading: ${short(says)}`;
+      if (!p && !says.trim()) p = 'nothing on stderr';
+      record(t, `${cmd} --html ${label}`, p);
+    }
+  }
+  // line ends: each variant must give what the LF log gives
+  const rl = sh(X(['analyze', lf, '--json']), 20);
+  const jl = parseJson(rl.stdout);
+  const expect = jl ? ranking(jl) : '';
+  const lfText = readFileSync(lf, 'utf8');
+  const body = lfText.replace(/\n$/, '').split('\n');
+  const variants: [string, string][] = [
+    ['CR only', body.join('\r') + '\r'],
+    ['CR only, no final CR', body.join('\r')],
+    ['CRLF', body.join('\r\n') + '\r\n'],
+    ['mixed LF/CRLF/CR', body.map((l, i) => l + ['\n', '\r\n', '\r'][i % 3]).join('')],
+    ['LF CR (reversed)', body.join('\n\r') + '\n\r'],
+    ['CRLF with BOM', '\ufeff' + body.join('\r\n') + '\r\n'],
+    ['CR CR LF', body.join('\r\r\n') + '\r\r\n'],
+  ];
+  for (const [label, text] of variants) {
+    for (const gz of [false, true]) {
+      const f = join(dir, `le-${label.replace(/\W+/g, '-')}${gz ? '.gz' : ''}`);
+      writeFileSync(f, gz ? gzipSync(text) : text);
+      const r = sh(X(['analyze', f, '--json']), 20);
+      const j = parseJson(r.stdout);
+      let p = runProblem(r);
+      if (!p && !j) p = `no JSON: exit ${r.code} ${short(r.stderr)}`;
+      if (!p && j && ranking(j) !== expect) p = `${ranking(j)} ≠ LF ${expect}`;
+      record(t, `${label}${gz ? ' (gzip)' : ''}`, p);
+      const rs = sh(`cat ${q(f)} | ${X(['analyze', '-', '--json'])}`, 20);
+      const js = parseJson(rs.stdout);
+      let ps = runProblem(rs);
+      if (!ps && !js) ps = `no JSON: exit ${rs.code} ${short(rs.stderr)}`;
+      if (!ps && js && ranking(js) !== expect) ps = `${ranking(js)} ≠ LF ${expect}`;
+      record(t, `${label}${gz ? ' (gzip)' : ''} on stdin`, ps);
+    }
+  }
+  if (!jl || jl.summary.events !== 2)
+    record(t, 'control: LF log', `expected 2 events, got ${rl.stdout.slice(0, 100)}`);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 // ---------------------------------------------------------------- report
 
 function printTable(): void {
@@ -1703,6 +2486,14 @@ const sections: [string, () => Promise<void>][] = [
   ['14', attackServeStartup],
   ['7', () => attackServeSlots(20_000)],
   ['8', attackPrivacy],
+  ['5', attackAnalyzeMemory],
+  ['6', attackSpecialFiles],
+  ['11', attackDamagedBundles],
+  ['12a', attackUnreadableAsNobody],
+  ['13a', attackAggregateControlChars],
+  ['14a', attackAggregatePaths],
+  ['15', attackSplitLogs],
+  ['16a', attackSmallAnalyze],
 ];
 
 async function mainRun(): Promise<void> {

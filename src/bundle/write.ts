@@ -2,9 +2,10 @@
 // name ends in .gz, written to a temp file in the same folder, fsynced, then renamed, so a
 // crash or a watcher never sees half a bundle.
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { describeInputKind, inspectInputPath } from '../io/input-path.js';
 import type { Bundle } from './schema.js';
 import { validateBundle } from './validate.js';
 
@@ -14,8 +15,27 @@ export function encodeBundle(bundle: Bundle, gzip: boolean): Buffer {
   return gzip ? gzipSync(text) : Buffer.from(text);
 }
 
+/**
+ * The rename would replace whatever `path` names: as root, a device node such as /dev/full or
+ * a FIFO would become a regular file. Only regular files (or nothing) may be replaced; folders
+ * are left to rename's own EISDIR.
+ */
+async function refuseSpecialTarget(path: string): Promise<void> {
+  const exists = await stat(path).then(
+    () => true,
+    () => false,
+  );
+  if (!exists) return;
+  const { kind } = inspectInputPath(path);
+  if (kind === 'file' || kind === 'directory') return;
+  throw Object.assign(new Error(`it is ${describeInputKind(kind)}, not a regular file`), {
+    code: 'ENOTREGULAR',
+  });
+}
+
 /** Writes bytes atomically (temp + fsync + rename); the temp name starts with "." so watchers skip it. */
 export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
+  await refuseSpecialTarget(path);
   const tmp = join(
     dirname(path),
     `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,

@@ -5,6 +5,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -410,6 +411,28 @@ test('a missing input is an error; --db in a missing folder creates nothing', as
     assert.equal(w.code, 1);
     assert.match(w.stderr, /parent folder .* does not exist/);
     assert.equal(existsSync(join(dir, 'a')), false);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an empty path argument and an --html that is no regular file are refused before the store is touched', async () => {
+  const dir = workdir();
+  try {
+    // resolve('') is the current folder: it used to ingest whatever the cwd held
+    const empty = await runCli(['aggregate', '', '--db', join(dir, 'e.db')]);
+    assert.equal(empty.code, 1);
+    assert.match(empty.stderr, /an empty string was given/);
+    assert.equal(existsSync(join(dir, 'e.db')), false);
+    // a FIFO stands in for /dev/full, which the atomic rename used to replace with a file
+    const fifo = join(dir, 'fifo.html');
+    execFileSync('mkfifo', [fifo]);
+    const r = await runCli(['aggregate', '--db', join(dir, 'h.db'), '--html', fifo]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /it is a named pipe/);
+    assert.doesNotMatch(r.stderr, /\n\s+at /);
+    assert.ok(lstatSync(fifo).isFIFO(), 'the FIFO is still a FIFO');
+    assert.equal(existsSync(join(dir, 'h.db')), false, 'refused before the store is opened');
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

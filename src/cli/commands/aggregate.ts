@@ -136,8 +136,19 @@ Without files, shows the ranking of what the store already holds.`,
         hint: 'e.g. xrunhunt aggregate --watch /srv/xrunhunt/inbox',
       });
     }
+    // resolve() would make an empty argument the current folder and ingest all of it.
+    if (ctx.positionals.includes('')) {
+      throw new UsageError('an empty string was given as a bundle file or folder', {
+        hint: 'name the files or folders to read, e.g. xrunhunt aggregate ~/bundles/',
+      });
+    }
     const dbPath = resolve(io.cwd, values.db ?? defaultFleetDb(io.env));
     const paths = ctx.positionals.map((p) => resolve(io.cwd, p));
+    // A bad --html path is refused before the store is touched (and never renamed over).
+    if (values.html !== undefined) {
+      const { checkReportTarget } = await import('../../report-html/index.js');
+      checkReportTarget(resolve(io.cwd, values.html));
+    }
     // An inbox to watch may not exist yet (serve creates it on the first upload).
     if (values.watch) for (const p of paths) prepareInboxFolder(p);
     const listedAtMs = Date.now();
