@@ -245,3 +245,29 @@ test('fast path finds a wrapped header whose first lines hold no trigger (every 
     want.map((e) => [e.line, e.kind, e.pcm]),
   );
 });
+
+test('pieces whose order cannot be told from their names: a piece starting inside a stack is said to be cut', async () => {
+  const text = readFileSync(join(dir, 'lab-6.1-x86_64-shapes-dmesg.txt'), 'utf8');
+  const lines = text.split('\n');
+  const header = lines.findIndex((l) => /XRUN:/.test(l));
+  const cut = lines.findIndex((l, i) => i > header + 2 && /\+0x[0-9a-f]+\/0x/.test(l));
+  const sub = mkdtempSync(join(tmp, 'cut-'));
+  const first = join(sub, 'part-a.txt');
+  const second = join(sub, 'part-b.txt');
+  writeFileSync(first, lines.slice(0, cut).join('\n') + '\n');
+  writeFileSync(second, lines.slice(cut).join('\n'));
+  const cutWarning =
+    /part-a\.txt starts inside a stack dump|part-b\.txt starts inside a stack dump/;
+  const inOrder = await analyzeFiles([first, second], io);
+  assert.deepEqual(inOrder.events.length, analyzeText(text).events.length);
+  assert.ok(!inOrder.warnings.some((w) => cutWarning.test(w)), inOrder.warnings.join('\n'));
+  const reversed = await analyzeFiles([second, first], io);
+  assert.ok(
+    reversed.warnings.some((w) =>
+      /part-b\.txt starts inside a stack dump \(\d+ frame lines/.test(w),
+    ),
+    reversed.warnings.join('\n'),
+  );
+  const alone = await analyzeFiles([second], io);
+  assert.ok(alone.warnings.some((w) => /starts inside a stack dump/.test(w)));
+});

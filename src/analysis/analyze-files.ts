@@ -16,6 +16,7 @@ import { createSimdByteScan, scanWithBuffer, type ByteScan } from './byte-scan.j
 import { createOffenderTally } from './rank.js';
 import { kernelPseudoFsName } from './kernel-pseudo-fs.js';
 import { orderRotatedLogs } from './rotated-logs.js';
+import { leadingFrameLines } from './cut-stack-start.js';
 import type { RuleSet } from './rules.js';
 import { createSegmentedAnalyzer, type SegmentedAnalyzer } from './segmented-analyzer.js';
 import type { AnalysisResult, StreamedAnalysis, XrunEvent } from './types.js';
@@ -68,6 +69,28 @@ export interface StreamAnalyzeOptions extends AnalyzeFilesOptions {
 // reassembles headers over up to four physical lines).
 const WRAP_LOOKBEHIND_LINES = 3;
 const MAX_LINE_BYTES = 65536;
+// Bytes of each input kept to look at how it starts (a stack cut by log rotation shows at once).
+const HEAD_BYTES = 16384;
+
+/** Passes chunks through, keeping a copy of the first `max` bytes for a look afterwards. */
+function captureHead(
+  chunks: AsyncIterable<Buffer>,
+  max: number,
+): { chunks: AsyncIterable<Buffer>; text(): string } {
+  const kept: Buffer[] = [];
+  let size = 0;
+  async function* pass(): AsyncGenerator<Buffer> {
+    for await (const c of chunks) {
+      if (size < max) {
+        const part = c.subarray(0, max - size);
+        kept.push(Buffer.from(part));
+        size += part.length;
+      }
+      yield c;
+    }
+  }
+  return { chunks: pass(), text: () => Buffer.concat(kept).toString('utf8') };
+}
 // Progress is worth printing only for inputs that take a while.
 const PROGRESS_MIN_BYTES = 32 * 1024 * 1024;
 // A bundle is small; refuse to buffer more than this looking for one.
@@ -532,10 +555,14 @@ export async function streamAnalyzeFiles(
     // Consecutive text inputs are one line stream (a rotated log's pieces): a record open
     // at the end of one goes on into the next. A bundle in between ends it.
     a.startSource(input.source, previousWasText);
+    // A record still open from the previous piece goes on here; otherwise frames at the very
+    // start of this input belong to a header we never saw (a rotated log given newest first).
+    const carried = previousWasText && !a.idle();
+    const head = captureHead(stream, HEAD_BYTES);
     let stats: FeedStats;
     try {
       stats = await feedStream(
-        stream,
+        head.chunks,
         a,
         onBytes,
         io.signal,
@@ -560,6 +587,12 @@ export async function streamAnalyzeFiles(
       continue;
     }
     previousWasText = true;
+    const cutFrames = carried ? 0 : leadingFrameLines(head.text());
+    if (cutFrames >= 2) {
+      warn(
+        `${label} starts inside a stack dump (${cutFrames} frame lines before any header): its header is in a piece not read before it, so that event's stack is incomplete; give rotated pieces oldest first (kern.log.1 kern.log) or all of them`,
+      );
+    }
     if (unzipped.state.error) {
       warn(
         `${label}: the gzip data is truncated or corrupt (${quoteUntrusted(unzipped.state.error.message)}); analysed what could be decompressed`,

@@ -2,6 +2,7 @@
 // (one compact object per line, as each is found), then the ranking, the counts and the
 // warnings, which are only known at the end. Same keys and order as ever, so every reader of
 // the document works unchanged; nothing but the ranking state is held in memory.
+import { terminalSafeJson } from '../text/untrusted-text.js';
 import type { Writable } from 'node:stream';
 import type { AnalysisResult, StreamedAnalysis, XrunEvent } from './types.js';
 
@@ -70,7 +71,7 @@ export function createJsonReportWriter(out: Writable): JsonReportWriter {
   const indent = (json: string): string => json.replace(/\n/g, '\n  ');
   return {
     event(e: XrunEvent): void {
-      pending += `${count === 0 ? '\n' : ',\n'}    ${JSON.stringify(eventJson(e))}`;
+      pending += `${count === 0 ? '\n' : ',\n'}    ${terminalSafeJson(JSON.stringify(eventJson(e)))}`;
       count++;
       if (pending.length >= FLUSH_CHARS) flush();
     },
@@ -80,9 +81,9 @@ export function createJsonReportWriter(out: Writable): JsonReportWriter {
     },
     async end(r: StreamedAnalysis): Promise<void> {
       pending += count === 0 ? '],\n' : '\n  ],\n';
-      pending += `  "offenders": ${indent(JSON.stringify(r.offenders, null, 2))},\n`;
-      pending += `  "summary": ${indent(JSON.stringify(r.summary, null, 2))},\n`;
-      pending += `  "warnings": ${indent(JSON.stringify(r.warnings, null, 2))}\n}\n`;
+      pending += `  "offenders": ${indent(terminalSafeJson(JSON.stringify(r.offenders, null, 2)))},\n`;
+      pending += `  "summary": ${indent(terminalSafeJson(JSON.stringify(r.summary, null, 2)))},\n`;
+      pending += `  "warnings": ${indent(terminalSafeJson(JSON.stringify(r.warnings, null, 2)))}\n}\n`;
       flush();
       if (blocked) await blocked;
     },

@@ -1,16 +1,16 @@
 // Small helpers every outputter uses: one JSON document on stdout, NDJSON lines for streams,
 // and human reports that quote outside text made safe for a terminal.
 import type { Writable } from 'node:stream';
-import { escapeControlChars } from '../text/untrusted-text.js';
+import { escapeControlChars, terminalSafeJson } from '../text/untrusted-text.js';
 
 /** Writes one JSON document followed by a newline (the `--json` contract). */
 export function writeJson(out: Writable, value: unknown): void {
-  out.write(JSON.stringify(value, null, 2) + '\n');
+  out.write(terminalSafeJson(JSON.stringify(value, null, 2)) + '\n');
 }
 
 /** Writes one NDJSON record (streams: `--json` on watch-like commands). */
 export function writeNdjson(out: Writable, value: unknown): void {
-  out.write(JSON.stringify(value) + '\n');
+  out.write(terminalSafeJson(JSON.stringify(value)) + '\n');
 }
 
 /**

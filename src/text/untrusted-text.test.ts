@@ -26,3 +26,12 @@ test('quoteUntrusted cuts long text and says how long it was', () => {
   assert.equal(q, 'xxxxxxxxxx… (500 characters)');
   assert.equal(quoteUntrusted('short', 10), 'short');
 });
+
+test('terminalSafeJson escapes what JSON.stringify leaves raw, and stays the same JSON', async () => {
+  const { terminalSafeJson } = await import('./untrusted-text.js');
+  const value = { name: 'a\u009b2Jb\u007f\u2028', ok: 'résumé' };
+  const safe = terminalSafeJson(JSON.stringify(value));
+   
+  assert.doesNotMatch(safe, /[\u007f-\u009f\u2028\u2029]/);
+  assert.deepEqual(JSON.parse(safe), value);
+});

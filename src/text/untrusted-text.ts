@@ -36,3 +36,13 @@ export function quoteUntrusted(text: string, maxChars: number = QUOTE_MAX_CHARS)
   const safe = escapeControlChars(cut);
   return text.length > maxChars ? `${safe}… (${text.length} characters)` : safe;
 }
+
+// What JSON.stringify leaves raw although a terminal acts on it: DEL, the C1 controls (U+009B
+// is an 8-bit CSI) and the line/paragraph separators. All of them occur only inside strings.
+ 
+const JSON_RAW_RE = /[\u007f-\u009f\u2028\u2029]/g;
+
+/** JSON text with every terminal-active character left raw by JSON.stringify as a \u escape. */
+export function terminalSafeJson(json: string): string {
+  return json.replace(JSON_RAW_RE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
