@@ -31,7 +31,7 @@ test('terminalSafeJson escapes what JSON.stringify leaves raw, and stays the sam
   const { terminalSafeJson } = await import('./untrusted-text.js');
   const value = { name: 'a\u009b2Jb\u007f\u2028', ok: 'résumé' };
   const safe = terminalSafeJson(JSON.stringify(value));
-   
+
   assert.doesNotMatch(safe, /[\u007f-\u009f\u2028\u2029]/);
   assert.deepEqual(JSON.parse(safe), value);
 });

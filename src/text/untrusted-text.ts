@@ -39,7 +39,7 @@ export function quoteUntrusted(text: string, maxChars: number = QUOTE_MAX_CHARS)
 
 // What JSON.stringify leaves raw although a terminal acts on it: DEL, the C1 controls (U+009B
 // is an 8-bit CSI) and the line/paragraph separators. All of them occur only inside strings.
- 
+
 const JSON_RAW_RE = /[\u007f-\u009f\u2028\u2029]/g;
 
 /** JSON text with every terminal-active character left raw by JSON.stringify as a \u escape. */
