@@ -251,6 +251,16 @@ function withGunzip(source: AsyncIterable<Buffer>): Unzipped {
   return { chunks: chunks(), state };
 }
 
+/** Whether the bytes are exactly one JSON document (not NDJSON, not text). */
+function isOneJsonDocument(bytes: Buffer): boolean {
+  try {
+    JSON.parse(bytes.toString('utf8'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether the first bytes (after a BOM and white space) open a JSON object. */
 function opensJsonObject(head: Buffer): boolean {
   let i = head.subarray(0, 3).equals(UTF8_BOM) ? 3 : 0;
@@ -529,7 +539,14 @@ export async function streamAnalyzeFiles(
     const stream = handler
       ? peekJson(unzipped.chunks, (bytes) => {
           // A bundle names its format; a JSON log line or document that does not is text.
-          if (bytes.indexOf('"formatVersion"') < 0) return false;
+          if (bytes.indexOf('"formatVersion"') < 0) {
+            // journalctl -o json is one object per line; one document is something else.
+            if (isOneJsonDocument(bytes))
+              warn(
+                `${label} is one JSON document but not an xrunhunt bundle (it has no "formatVersion"); read as a text log`,
+              );
+            return false;
+          }
           const damage = bundleDamage(bytes, unzipped.state.error);
           if (damage) {
             throw new XrunhuntError('format', `bundle ${label}: ${damage}`, {

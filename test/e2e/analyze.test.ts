@@ -447,3 +447,21 @@ test('a reader that goes away early (| head) ends analyze quietly, in every form
     assert.doesNotMatch(r.stderr, /EPIPE|Unhandled|\n\s+at /, extra);
   }
 });
+
+test('one JSON document that is not a bundle is read as text, and said so', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'xrunhunt-notbundle-'));
+  try {
+    const f = join(dir, 'config.json');
+    writeFileSync(f, '{"a": 1, "b": [2, 3]}\n');
+    const r = await runCli(['analyze', f]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /config\.json is one JSON document but not an xrunhunt bundle/);
+    // journalctl -o json (one object per line) is a log, with no such warning.
+    const nd = join(dir, 'journal.json');
+    writeFileSync(nd, '{"MESSAGE":"a"}\n{"MESSAGE":"b"}\n');
+    const j = await runCli(['analyze', nd]);
+    assert.doesNotMatch(j.stderr, /not an xrunhunt bundle/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
