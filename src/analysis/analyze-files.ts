@@ -261,12 +261,24 @@ function isOneJsonDocument(bytes: Buffer): boolean {
   }
 }
 
-/** Whether the first bytes (after a BOM and white space) open a JSON object. */
-function opensJsonObject(head: Buffer): boolean {
+const isJsonSpace = (b: number | undefined): boolean => b === 32 || b === 10 || b === 13 || b === 9;
+
+/**
+ * Whether the first bytes (after a BOM and white space) open a JSON document: an object, a
+ * string, `null`, or an array of objects, arrays or strings. A dmesg line opens with `[` and
+ * a number (`[    0.000000]`), so an array is only taken as JSON when what follows is not.
+ */
+function opensJsonDocument(head: Buffer): boolean {
   let i = head.subarray(0, 3).equals(UTF8_BOM) ? 3 : 0;
-  while (i < head.length && (head[i] === 32 || head[i] === 10 || head[i] === 13 || head[i] === 9))
-    i++;
-  return head[i] === 0x7b;
+  while (i < head.length && isJsonSpace(head[i])) i++;
+  const c = head[i];
+  if (c === 0x7b || c === 0x22) return true;
+  if (c === 0x6e) return head.subarray(i, i + 4).toString('latin1') === 'null';
+  if (c !== 0x5b) return false;
+  let j = i + 1;
+  while (j < head.length && isJsonSpace(head[j])) j++;
+  const n = head[j];
+  return n === 0x7b || n === 0x5b || n === 0x5d || n === 0x22;
 }
 
 /**
@@ -282,7 +294,7 @@ async function* peekJson(
   const first = await it.next();
   if (first.done) return;
   const head = first.value;
-  if (opensJsonObject(head)) {
+  if (opensJsonDocument(head)) {
     // Copies: file chunks come from one reused read buffer.
     const parts: Buffer[] = [Buffer.from(head)];
     let size = head.length;
@@ -547,6 +559,18 @@ export async function streamAnalyzeFiles(
               );
             return false;
           }
+          if (
+            bytes
+              .subarray(0, 64)
+              .toString('utf8')
+              .trimStart()
+              .replace(/^\uFEFF/, '')
+              .startsWith('[')
+          ) {
+            throw new XrunhuntError('format', `${label} is a JSON array, not one bundle`, {
+              hint: 'give each bundle as its own file (xrunhunt analyze a.json.gz b.json.gz)',
+            });
+          }
           const damage = bundleDamage(bytes, unzipped.state.error);
           if (damage) {
             throw new XrunhuntError('format', `bundle ${label}: ${damage}`, {
@@ -604,6 +628,8 @@ export async function streamAnalyzeFiles(
       continue;
     }
     previousWasText = true;
+    if (/\.json(?:\.gz)?$/i.test(input.label) && handler)
+      warn(`${label} is named like a bundle but holds no xrunhunt bundle; read as a text log`);
     const cutFrames = carried ? 0 : leadingFrameLines(head.text());
     if (cutFrames >= 2) {
       warn(

@@ -448,7 +448,7 @@ test('a reader that goes away early (| head) ends analyze quietly, in every form
   }
 });
 
-test('one JSON document that is not a bundle is read as text, and said so', async () => {
+test('JSON that is not one bundle: a document is read as text and said so, an array of bundles is refused', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'xrunhunt-notbundle-'));
   try {
     const f = join(dir, 'config.json');
@@ -456,11 +456,37 @@ test('one JSON document that is not a bundle is read as text, and said so', asyn
     const r = await runCli(['analyze', f]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /config\.json is one JSON document but not an xrunhunt bundle/);
+    for (const doc of ['[]', 'null', '"text"', '[["a"]]']) {
+      const g = join(dir, 'doc.txt');
+      writeFileSync(g, doc + '\n');
+      const d = await runCli(['analyze', g]);
+      assert.equal(d.code, 0, d.stderr);
+      assert.match(d.stderr, /is one JSON document but not an xrunhunt bundle/, doc);
+    }
+    const arr = join(dir, 'bundles.txt');
+    writeFileSync(arr, '[{"formatVersion": 1}, {"formatVersion": 1}]\n');
+    const a = await runCli(['analyze', arr]);
+    assert.equal(a.code, 1);
+    assert.match(
+      a.stderr,
+      /is a JSON array, not one bundle[\s\S]*give each bundle as its own file/,
+    );
     // journalctl -o json (one object per line) is a log, with no such warning.
-    const nd = join(dir, 'journal.json');
+    const nd = join(dir, 'journal.ndjson');
     writeFileSync(nd, '{"MESSAGE":"a"}\n{"MESSAGE":"b"}\n');
     const j = await runCli(['analyze', nd]);
-    assert.doesNotMatch(j.stderr, /not an xrunhunt bundle/);
+    assert.doesNotMatch(j.stderr, /not an xrunhunt bundle|named like a bundle/);
+    // A dmesg line opens with [ and a number: a log, not JSON.
+    const dm = join(dir, 'dmesg.txt');
+    writeFileSync(dm, '[    0.000000] Linux version 6.1.0\n');
+    assert.doesNotMatch((await runCli(['analyze', dm])).stderr, /JSON/);
+    // Garbage in a file named like a bundle is said to be no bundle.
+    const named = join(dir, 'bundle.json.gz');
+    writeFileSync(named, gzipSync('not a bundle at all\n'));
+    assert.match(
+      (await runCli(['analyze', named])).stderr,
+      /named like a bundle but holds no xrunhunt bundle/,
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
