@@ -3,7 +3,7 @@
 import * as nodeFs from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { XrunhuntError, errnoCode } from '../errors.js';
-import { describeInputKind, type InputKind } from '../io/input-path.js';
+import { describeInputKind, inputKindOfStats } from '../io/input-path.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import type { Bundle } from './schema.js';
 import { validateBundle } from './validate.js';
@@ -72,16 +72,6 @@ export function parseBundleBytes(
   return validateBundle(json, name);
 }
 
-function kindOfStats(st: nodeFs.Stats): InputKind {
-  if (st.isFile()) return 'file';
-  if (st.isDirectory()) return 'directory';
-  if (st.isFIFO()) return 'fifo';
-  if (st.isCharacterDevice()) return 'char-device';
-  if (st.isBlockDevice()) return 'block-device';
-  if (st.isSocket()) return 'socket';
-  return 'other';
-}
-
 /** A bundle file's bytes with the facts the fleet store keys re-reads on. */
 export interface BundleFileBytes {
   bytes: Buffer;
@@ -118,7 +108,7 @@ export function readBundleFileBytes(
   }
   try {
     const st = fs.fstatSync(fd);
-    const kind = kindOfStats(st);
+    const kind = inputKindOfStats(st);
     if (kind === 'directory') {
       throw new XrunhuntError('input', `${label}: is a directory, expected a bundle file`, {
         hint: 'name the bundle files inside it (aggregate reads folders)',

@@ -36,7 +36,8 @@ export function describeInputKind(kind: InputKind): string {
   }
 }
 
-function kindOf(st: nodeFs.Stats): InputKind {
+/** What kind of file stat() (or fstat() of an open file) found. */
+export function inputKindOfStats(st: nodeFs.Stats): InputKind {
   if (st.isFile()) return 'file';
   if (st.isDirectory()) return 'directory';
   if (st.isFIFO()) return 'fifo';
@@ -76,7 +77,7 @@ export function inspectInputPath(
     }
     throw new XrunhuntError('input', `${shown}: cannot be examined (${code ?? String(err)})`);
   }
-  const kind = kindOf(st);
+  const kind = inputKindOfStats(st);
   return { path, kind, sizeBytes: kind === 'file' ? st.size : null };
 }
 
