@@ -67,3 +67,17 @@ test('the generated script is valid sh and returns the inner exit code', () => {
   }
   assert.equal(code, 7);
 });
+
+test('the guest creates its root-owned journal folder before xrunhunt runs (root trusts only a folder it owns)', () => {
+  const s = renderRunScript({ command: { kind: 'argv', argv: ['true'] } });
+  const dir = execFileSync('mktemp', ['-d']).toString().trim();
+  // The real shell, with the command swapped for a check that the folder exists as root's.
+  const script = s
+    .replace(/^export XDG_STATE_HOME=.*$/m, `export XDG_STATE_HOME=${dir}/state`)
+    .replace(/^mkdir -p \/run\/xrunhunt-results.*$/m, `cd ${dir} || exit 125`)
+    .replace(/^cp -a .*$/m, '')
+    .replace(/^true$/m, 'test -d "$XDG_STATE_HOME" && stat -c %u:%a "$XDG_STATE_HOME"');
+  const out = execFileSync('sh', ['-c', script]).toString().trim();
+  assert.equal(out, `${process.getuid?.() ?? 0}:700`);
+  execFileSync('rm', ['-rf', dir]);
+});

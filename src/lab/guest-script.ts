@@ -58,6 +58,8 @@ export function renderRunScript(opts: RunScriptOptions): string {
     `mkdir -p ${shellQuote(GUEST_WORK_DIR)} && cd ${shellQuote(GUEST_WORK_DIR)} || exit 125`,
     ...Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     'mkdir -p "$TMPDIR" 2>/dev/null || export TMPDIR=/tmp',
+    // Root trusts only a state folder it owns, so it must exist (root-owned) before xrunhunt runs.
+    'if [ -n "$XDG_STATE_HOME" ]; then mkdir -p -m 700 "$XDG_STATE_HOME"; fi',
   ];
   const pin = opts.pinCpu === undefined ? '' : `taskset -c ${opts.pinCpu} `;
   if (opts.inject) {
