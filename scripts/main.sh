@@ -16,4 +16,6 @@ fi
 
 echo "xrunhunt: no sound card on this machine; running the session in the lab VM" >&2
 node bin/xrunhunt.js lab build
-exec node bin/xrunhunt.js lab session "$@"
+# Session options go after `--` (lab session takes the lab's own options before it).
+if [ "$#" -gt 0 ]; then exec node bin/xrunhunt.js lab session -- "$@"; fi
+exec node bin/xrunhunt.js lab session
