@@ -3,10 +3,9 @@
 // same folder (".NAME.PID.RAND.tmp", which watchers skip), fsynced, then renamed over the
 // original. A crash leaves either the old file or the new one, never half of each.
 // Optionally gunzips the input and gzips the output (kernel.log.gz).
-import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { open, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { replaceFileAtomically } from './write.js';
 import { Transform, Writable } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -139,19 +138,11 @@ export async function rewriteLinesAtomic(
   const whole = options.whole === true;
   const maxPending = options.maxPendingChars ?? MAX_PENDING_CHARS;
   const mode = (await stat(path)).mode & 0o777;
-  const tmp = join(
-    dirname(path),
-    `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
-  );
-  const fh = await open(tmp, 'wx', mode);
-  try {
-    // Written through the handle (not a path stream) so it can be fsynced before the rename.
+  await replaceFileAtomically(path, mode, async (fh) => {
+    // Written through the handle (not a path stream); replaceFileAtomically fsyncs it.
     const out = new Writable({
       write(chunk: Buffer, _enc, done): void {
         fh.write(chunk).then(() => done(), done);
-      },
-      final(done): void {
-        fh.sync().then(() => done(), done);
       },
     });
     const input = createReadStream(path, { highWaterMark: 256 * 1024 });
@@ -166,16 +157,5 @@ export async function rewriteLinesAtomic(
     } else {
       await pipeline(input, new LineBatches(fn, encoding, whole, maxPending), out);
     }
-  } catch (err) {
-    await fh.close().catch(() => undefined);
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
-  await fh.close();
-  try {
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
+  });
 }

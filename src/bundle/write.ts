@@ -2,7 +2,7 @@
 // name ends in .gz, written to a temp file in the same folder, fsynced, then renamed, so a
 // crash or a watcher never sees half a bundle.
 import { randomBytes } from 'node:crypto';
-import { open, rename, stat, unlink } from 'node:fs/promises';
+import { open, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describeInputKind, inspectInputPath } from '../io/input-path.js';
@@ -33,19 +33,27 @@ async function refuseSpecialTarget(path: string): Promise<void> {
   });
 }
 
-/** Writes bytes atomically (temp + fsync + rename); the temp name starts with "." so watchers skip it. */
-export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
-  await refuseSpecialTarget(path);
+/**
+ * Replaces `path` atomically: `fill` writes the new content through a handle on a temp file
+ * in the same folder (named ".<name>.<pid>.<8 hex>.tmp": watchers skip dot files, and
+ * `serve` removes a dead pid's leftovers by that name), which is fsynced and renamed over
+ * `path`; on any failure the temp file is removed and the error rethrown.
+ */
+export async function replaceFileAtomically(
+  path: string,
+  mode: number,
+  fill: (fh: FileHandle) => Promise<void>,
+): Promise<void> {
   const tmp = join(
     dirname(path),
     `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`,
   );
-  const fh = await open(tmp, 'wx', 0o644);
+  const fh = await open(tmp, 'wx', mode);
   try {
-    await fh.writeFile(bytes);
+    await fill(fh);
     await fh.sync();
   } catch (err) {
-    await fh.close();
+    await fh.close().catch(() => undefined);
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
@@ -56,6 +64,12 @@ export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<
     await unlink(tmp).catch(() => undefined);
     throw err;
   }
+}
+
+/** Writes bytes atomically (temp + fsync + rename); the temp name starts with "." so watchers skip it. */
+export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
+  await refuseSpecialTarget(path);
+  await replaceFileAtomically(path, 0o644, (fh) => fh.writeFile(bytes));
 }
 
 /** Validates and writes a bundle atomically; `.gz` names are gzipped. */
