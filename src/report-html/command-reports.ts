@@ -57,23 +57,14 @@ export async function writeSessionHtml(
   );
 }
 
-/** `analyze --html FILE`: events and offenders of the analysed logs. */
+/** `analyze --html FILE` from a finished analysis held whole (library callers). */
 export async function writeAnalyzeHtml(
   path: string,
   result: AnalysisResult,
   inputs: readonly string[],
   meta: HtmlReportMeta = {},
 ): Promise<number> {
-  return writeHtmlReport(
-    path,
-    {
-      kind: 'analyze',
-      title: `xrunhunt analysis: ${inputs.length === 1 ? inputs[0] : `${inputs.length} logs`}`,
-      generatedAt: (meta.now ?? new Date()).toISOString(),
-      run: runViewFromAnalysis(result, inputs),
-    },
-    meta.toolVersion ?? toolVersion(),
-  );
+  return writeAnalyzeHtmlView(path, runViewFromAnalysis(result, inputs), inputs, meta);
 }
 
 /** `analyze --html FILE` from a view built while the logs streamed (createAnalysisViewCollector). */
