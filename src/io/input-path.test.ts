@@ -1,6 +1,6 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { inspectInputPath, requireRegularFileWithin } from './input-path.js';
 import { XrunhuntError } from '../errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'xrunhunt-input-path-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('a link to /dev/zero is a character device, found without reading it', () => {
   const link = join(dir, 'zero-link');
