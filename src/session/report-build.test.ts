@@ -259,3 +259,67 @@ test('injected xruns prove detection but lead to no advice; idle xruns point at 
   );
   assert.ok(idle.suggestions.some((s) => /--period 128/.test(s)));
 });
+
+test('a noisy idle baseline: the conclusion names what the load adds, and the top offender overall as there without load', () => {
+  const c = collected();
+  // Idle: 6 xruns with emulator-noise dumps; write: the same noise plus a load-only culprit.
+  const idleMs = [1_000, 2_500, 4_000, 5_500, 7_000, 8_500];
+  const writeMs = Array.from({ length: 24 }, (_, i) => 10_100 + i * 400);
+  c.xruns = [...idleMs, ...writeMs].map((ms) => ({
+    timeMs: ms,
+    monotonicNs: START + ms * MS,
+    durationMs: 3,
+  }));
+  c.events = [
+    ...idleMs.map((ms) => kev(ms - 2, 'p9_virtio_request')),
+    ...writeMs.slice(0, 6).map((ms) => kev(ms - 2, 'p9_virtio_request')),
+    ...writeMs.slice(6).map((ms) => kev(ms - 2, 'ext4_writepages')),
+  ];
+  c.offenders = [
+    {
+      function: 'p9_virtio_request',
+      module: null,
+      signature: 'p9_virtio_request',
+      count: 12,
+      share: 0.6,
+    },
+    {
+      function: 'ext4_writepages',
+      module: null,
+      signature: 'ext4_writepages',
+      count: 18,
+      share: 0.6,
+    },
+  ];
+  c.correlation = correlateXruns({
+    xruns: c.xruns,
+    events: c.events,
+    pcm: 'pcmC0D0p',
+    offsetNs: 0,
+    sessionStartNs: START,
+    bufferMs: 2.67,
+    phases: c.phases,
+  });
+  const r = buildSessionReport(c);
+  assert.equal(r.loadEffect?.baseline.xrunsPerMin, 36);
+  assert.equal(r.loadEffect?.offenders[0]?.function, 'ext4_writepages');
+  assert.equal(r.loadEffect?.offenders.length, 1);
+  const text = r.conclusion.join('\n');
+  assert.match(text, /Idle baseline: 36\/min with no load/);
+  assert.match(text, /Load adds: `write` \+108\/min \(144\/min, 4× idle\)/);
+  assert.match(
+    text,
+    /Most added under load: `ext4_writepages` \+108\/min under `write` \(18 dumps/,
+  );
+  assert.match(text, /`p9_virtio_request`, is not significantly more frequent under load/);
+  const rendered = renderReportText(r);
+  assert.match(rendered, /What the load adds over idle \(idle\)/);
+  assert.match(rendered, /ext4_writepages\s+write\s+18\s+108\.0\s+0\.0\s+\+108\.0/);
+  assert.match(renderReportMarkdown(r), /## What the load adds over idle/);
+});
+
+test('a quiet idle phase adds no baseline lines to the conclusion', () => {
+  const r = buildSessionReport(collected());
+  assert.equal(r.loadEffect?.baseline.xruns, 0);
+  assert.doesNotMatch(r.conclusion.join('\n'), /Idle baseline/);
+});

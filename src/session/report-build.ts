@@ -17,6 +17,8 @@ import type {
   ReportXrun,
   SessionReport,
 } from './report-model.js';
+import { computeLoadEffect } from './load-effect.js';
+import { describePeriodChoice, type PeriodChoice } from './period-choice.js';
 
 /** One phase as the session ran it. */
 export interface CollectedPhase {
@@ -70,6 +72,8 @@ export interface CollectedSession {
   warnings: string[];
   bundle: string | null;
   files: SessionReport['files'];
+  /** How `--period auto` chose the period. */
+  periodChoice?: PeriodChoice | null;
 }
 
 /** Summarises per-interval headroom samples: median and p99 of the worst-per-second, and the minimum. */
@@ -155,6 +159,8 @@ export function buildSessionReport(c: CollectedSession): SessionReport {
     },
     events,
     offenders,
+    periodChoice: c.periodChoice ?? null,
+    loadEffect: computeLoadEffect(phases, events),
     classShares,
     phases,
     correlation: {
@@ -261,6 +267,9 @@ export function concludeSession(
     }
   }
 
+  if (r.periodChoice) conclusion.push(describePeriodChoice(r.periodChoice));
+  conclusion.push(...concludeLoadEffect(r));
+
   const top = r.offenders[0];
   const kernelEvents = r.events.filter((e) => e.offender.class === 'kernel').length;
   if (top && kernelEvents > 0) {
@@ -330,6 +339,44 @@ export function concludeSession(
     );
   }
   return { conclusion, suggestions };
+}
+
+/**
+ * The idle baseline in words: on a machine (or emulator) that drops out with no load at all,
+ * what matters is what each load adds, and which offenders it brings.
+ */
+export function concludeLoadEffect(r: SessionReport): string[] {
+  const fx = r.loadEffect;
+  if (!fx || fx.baseline.xruns === 0) return [];
+  const lines: string[] = [];
+  const base = fx.baseline;
+  const added = fx.phases.filter((p) => p.significant);
+  lines.push(
+    `Idle baseline: ${base.xrunsPerMin}/min with no load (${base.xruns} in ${fmtMinutes(base.ms / 60_000)}): that much comes from the machine itself, not the load.` +
+      (added.length
+        ? ` Load adds: ${added.map((p) => `\`${p.kind}\` +${p.excessXrunsPerMin}/min (${p.xrunsPerMin}/min${p.ratio === null ? '' : `, ${p.ratio}× idle`})`).join('; ')}.`
+        : ' No load phase raised the rate significantly above it.'),
+  );
+  const top = fx.offenders[0];
+  if (top) {
+    lines.push(
+      `Most added under load: \`${offenderName(top)}\` +${top.excessPerMin}/min under \`${top.kind}\` (${top.loadCount} dumps, ${top.loadPerMin}/min; idle ${top.idlePerMin}/min)` +
+        (fx.offenders.length > 1
+          ? `; then ${fx.offenders
+              .slice(1, 3)
+              .map((o) => `\`${offenderName(o)}\` +${o.excessPerMin}/min`)
+              .join(', ')}`
+          : '') +
+        '.',
+    );
+  }
+  const overall = r.offenders[0];
+  if (overall && !fx.offenders.some((o) => o.signature === overall.signature)) {
+    lines.push(
+      `The most frequent offender overall, \`${offenderName(overall)}\`, is not significantly more frequent under load than idle: it is there without load too (the setup, a driver, or the emulator), not what the load brings.`,
+    );
+  }
+  return lines;
 }
 
 function fmtMinutes(min: number): string {

@@ -1,5 +1,6 @@
 // The session report as data: what `session --json` prints, what the text/markdown report
 // renders, and what the 'report' session event carries. Plain JSON-serialisable values.
+import type { PeriodChoice } from './period-choice.js';
 import type {
   CaptureSourceName,
   HeadroomSummary,
@@ -72,6 +73,56 @@ export interface ReportCorrelation {
   matchRatio: number | null;
 }
 
+/** The idle phases taken together: what the machine produces with no load. */
+export interface LoadBaseline {
+  phases: string[];
+  ms: number;
+  xruns: number;
+  xrunsPerMin: number;
+  /** Kernel events whose offender is kernel code, in the idle phases. */
+  kernelCodeEvents: number;
+}
+
+/** One load kind against the idle baseline. */
+export interface LoadEffectPhase {
+  kind: string;
+  phases: string[];
+  ms: number;
+  xruns: number;
+  xrunsPerMin: number;
+  /** xrunsPerMin minus the idle rate. */
+  excessXrunsPerMin: number;
+  /** xrunsPerMin / idle rate; null when idle had none. */
+  ratio: number | null;
+  /** One-sided exact Poisson p-value that the load's rate is not above idle's. */
+  pValue: number;
+  significant: boolean;
+}
+
+/** An offender whose rate under one load kind is significantly above its idle rate. */
+export interface LoadEffectOffender {
+  signature: string;
+  function: string | null;
+  module: string | null;
+  /** The load kind where it gained most. */
+  kind: string;
+  idleCount: number;
+  idlePerMin: number;
+  loadCount: number;
+  loadPerMin: number;
+  excessPerMin: number;
+  ratio: number | null;
+  pValue: number;
+}
+
+/** What the load adds over idle (null in the report when no idle phase ran). */
+export interface LoadEffect {
+  baseline: LoadBaseline;
+  phases: LoadEffectPhase[];
+  /** Enriched under load, most added events per minute first. */
+  offenders: LoadEffectOffender[];
+}
+
 export interface SessionReport {
   /** Plain-language conclusion lines, most important first. */
   conclusion: string[];
@@ -89,6 +140,10 @@ export interface SessionReport {
   };
   events: SessionKernelEvent[];
   offenders: ReportOffender[];
+  /** How `--period auto` chose the period (null: the period was given). */
+  periodChoice: PeriodChoice | null;
+  /** What each load kind adds over the idle phases (null: no idle phase ran). */
+  loadEffect: LoadEffect | null;
   classShares: ClassShares;
   phases: ReportPhase[];
   correlation: ReportCorrelation;

@@ -3,7 +3,7 @@
 // their signatures, the class shares, the correlation and where the logs are. Pure.
 import { formatDuration } from '../units.js';
 import type { HeadroomSummary, SessionThroughput } from './events.js';
-import type { SessionReport } from './report-model.js';
+import type { LoadEffect, SessionReport } from './report-model.js';
 import { offenderName } from './report-build.js';
 
 /** How many offenders the human report lists (the JSON has all). */
@@ -36,6 +36,45 @@ function table(rows: string[][], indent = '  '): string[] {
         .join('  ')
         .trimEnd(),
   );
+}
+
+/** The load-over-idle table: per load kind, then the offenders each one brings. */
+function loadEffectRows(fx: LoadEffect): { phases: string[][]; offenders: string[][] } {
+  const p = (v: number): string => (v < 0.001 ? '<0.001' : v.toFixed(3));
+  return {
+    phases: [
+      ['load', 'xruns/min', 'idle/min', 'added/min', '× idle', 'p'],
+      ...fx.phases.map((ph) => [
+        ph.kind,
+        ph.xrunsPerMin.toFixed(1),
+        fx.baseline.xrunsPerMin.toFixed(1),
+        `${ph.excessXrunsPerMin >= 0 ? '+' : ''}${ph.excessXrunsPerMin.toFixed(1)}`,
+        ph.ratio === null ? '-' : ph.ratio.toFixed(2),
+        p(ph.pValue),
+      ]),
+    ],
+    offenders: [
+      ['offender', 'load', 'dumps', '/min', 'idle/min', 'added/min', 'p'],
+      ...fx.offenders.map((o) => [
+        offenderName(o),
+        o.kind,
+        String(o.loadCount),
+        o.loadPerMin.toFixed(1),
+        o.idlePerMin.toFixed(1),
+        `+${o.excessPerMin.toFixed(1)}`,
+        p(o.pValue),
+      ]),
+    ],
+  };
+}
+
+/** A Markdown table from a header row and body rows. */
+function markdownTable(rows: string[][]): string[] {
+  return [
+    `| ${rows[0]!.join(' | ')} |`,
+    `|${rows[0]!.map(() => '---').join('|')}|`,
+    ...rows.slice(1).map((row) => `| ${row.join(' | ')} |`),
+  ];
 }
 
 function phaseRows(r: SessionReport): string[][] {
@@ -100,6 +139,13 @@ export function renderReportText(r: SessionReport): string {
     if (r.offenders.length > TOP_OFFENDERS) {
       out.push(`  … ${r.offenders.length - TOP_OFFENDERS} more in the JSON report / bundle`);
     }
+  }
+  if (r.loadEffect && r.loadEffect.phases.length) {
+    const rows = loadEffectRows(r.loadEffect);
+    out.push('', `What the load adds over idle (${r.loadEffect.baseline.phases.join(', ')})`);
+    out.push(...table(rows.phases));
+    if (rows.offenders.length > 1) out.push('', ...table(rows.offenders));
+    else out.push('  no offender is significantly more frequent under load than idle');
   }
   if (r.events.length) {
     const s = r.classShares;
@@ -166,9 +212,7 @@ export function renderReportMarkdown(r: SessionReport): string {
     for (const s of r.suggestions) out.push(`- ${s}`);
   }
   out.push('', '## Phases', '');
-  const rows = phaseRows(r);
-  out.push(`| ${rows[0]!.join(' | ')} |`, `|${rows[0]!.map(() => '---').join('|')}|`);
-  for (const row of rows.slice(1)) out.push(`| ${row.join(' | ')} |`);
+  out.push(...markdownTable(phaseRows(r)));
   out.push('', '## Offenders', '');
   if (r.offenders.length === 0) out.push('No kernel-code offender captured.');
   else {
@@ -180,6 +224,12 @@ export function renderReportMarkdown(r: SessionReport): string {
           `| ${i + 1} | ${pct(o.share)} | ${o.count} | \`${offenderName(o)}\` | \`${o.signature}\` |`,
         ),
       );
+  }
+  if (r.loadEffect && r.loadEffect.phases.length) {
+    const rows = loadEffectRows(r.loadEffect);
+    out.push('', '## What the load adds over idle', '');
+    out.push(...markdownTable(rows.phases));
+    if (rows.offenders.length > 1) out.push('', ...markdownTable(rows.offenders));
   }
   out.push(
     '',
