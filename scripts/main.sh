@@ -11,7 +11,9 @@ bash scripts/install-deps.sh
 
 if grep -qE '^ *[0-9]+ \[' /proc/asound/cards 2>/dev/null; then
   echo "xrunhunt: sound card found; running the session on this machine" >&2
-  exec node bin/xrunhunt.js session "$@"
+  # The period comes from an idle probe unless given: the report is then about the load.
+  case " $* " in *" --period "* | *" --period="*) exec node bin/xrunhunt.js session "$@" ;; esac
+  exec node bin/xrunhunt.js session --period auto "$@"
 fi
 
 echo "xrunhunt: no sound card on this machine; running the session in the lab VM" >&2

@@ -39,6 +39,7 @@ import type {
 } from './events.js';
 import { SessionEventBus } from './events.js';
 import { gatherHostFacts } from './host-facts.js';
+import type { PeriodChoice } from './period-choice.js';
 import { createLoadPhases } from './load-phases.js';
 import { createOnXrunRunner, type OnXrunRunner } from './on-xrun.js';
 import { createPlaybackProbe } from './playback-probe.js';
@@ -57,6 +58,8 @@ export interface SessionOptions extends RunOptions {
   channels: number;
   format: string;
   env: NodeJS.ProcessEnv;
+  /** How `--period auto` chose params.periodFrames (null: given on the command line). */
+  periodChoice?: PeriodChoice | null;
 }
 
 /** Everything the session does to the machine, injectable. */
@@ -427,6 +430,7 @@ async function runSession(
       warnings,
       bundle: o.outDir,
       files: out.files,
+      periodChoice: o.periodChoice ?? null,
     });
 
     const summary = playback.summary;

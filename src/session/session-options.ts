@@ -6,6 +6,7 @@ import { parseDuration, parseInteger } from '../units.js';
 import { parsePhasePlan, type Phase } from '../load/index.js';
 import { parseStallPlan, type StallPlan } from '../playback/index.js';
 import type { SessionParams } from './events.js';
+import { AUTO_PERIOD_CANDIDATES } from './period-choice.js';
 
 /** The phase plan when none is given: a baseline, then the two loads that break audio most
  * often (buffered writes with writeback, and metadata storms), 50 s in all. */
@@ -40,6 +41,8 @@ export interface SessionPlan {
   params: SessionParams;
   phases: Phase[];
   injectStall: StallPlan | null;
+  /** `--period auto`: params.periodFrames is provisional until the idle probe chose one. */
+  autoPeriod?: boolean;
 }
 
 /** A folder name for the default bundle folder: `xrunhunt-20261129-194501`. */
@@ -54,7 +57,10 @@ export function parseSessionValues(
   v: RawSessionValues,
   ctx: { cwd: string; tmpdir: string; outDir: string | null },
 ): SessionPlan {
-  const periodFrames = parseInteger(v.period, '--period (frames)', 16, 1 << 20);
+  const autoPeriod = v.period === 'auto';
+  const periodFrames = autoPeriod
+    ? AUTO_PERIOD_CANDIDATES[0]!
+    : parseInteger(v.period, '--period (frames, or auto)', 16, 1 << 20);
   const periods = parseInteger(v.periods, '--periods', 2, 1024);
   const rateHz = parseInteger(v.rate, '--rate (Hz)', 4000, 768_000);
   const mask = parseInteger(v.mask, '--mask', 0, 0xffff);
@@ -87,6 +93,7 @@ export function parseSessionValues(
   return {
     phases,
     injectStall,
+    autoPeriod,
     params: {
       device: v.device,
       rateHz,

@@ -23,6 +23,10 @@ export interface StressRunOptions {
   session: Omit<SessionOptions, 'params' | 'phases' | 'injectStall' | 'outDir'>;
   /** Called as each cell starts (progress). */
   onCell?: (load: string, period: number) => void;
+  /** Called as each cell ends, run or not (progress). */
+  onCellDone?: (cell: StressCell) => void;
+  /** When a load's cell counts as passed (no more periods needed); default: no xruns. */
+  passes?: (cell: StressCell) => boolean;
 }
 
 const notRun = (load: string, periodFrames: number, note: string | null): StressCell => ({
@@ -45,7 +49,7 @@ export async function runStressMatrix(
   const cells: StressCell[] = [];
   for (const { load, period, plan } of o.cells) {
     if (signal.aborted) break;
-    if (!cellNeeded(cells, load, o.all)) {
+    if (!cellNeeded(cells, load, o.all, o.passes)) {
       cells.push(notRun(load, period, null));
       continue;
     }
@@ -71,6 +75,7 @@ export async function runStressMatrix(
     } catch (err) {
       cells.push(notRun(load, period, err instanceof Error ? err.message : String(err)));
     }
+    o.onCellDone?.(cells[cells.length - 1]!);
   }
   return cells;
 }

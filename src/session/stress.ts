@@ -55,9 +55,14 @@ export function parseLoadList(text: string): LoadKind[] {
 }
 
 /** Whether a cell still needs running: all cells with --all, else until a period passes. */
-export function cellNeeded(cells: readonly StressCell[], load: string, all: boolean): boolean {
+export function cellNeeded(
+  cells: readonly StressCell[],
+  load: string,
+  all: boolean,
+  passes: (cell: StressCell) => boolean = (c) => c.xruns === 0,
+): boolean {
   if (all) return true;
-  return !cells.some((c) => c.load === load && c.xruns === 0);
+  return !cells.some((c) => c.load === load && passes(c));
 }
 
 /** Summarises a (possibly partly run) matrix; exit 2 when a load never ran xrun-free. */

@@ -168,3 +168,54 @@ test(
     );
   },
 );
+
+test(
+  'lab session --period auto: idle probes choose the smallest nearly xrun-free period; the report weighs the load against idle',
+  { skip },
+  async () => {
+    const out = join(work, 'auto');
+    const r = await runInLab(
+      [
+        'session',
+        '--device',
+        DEVICE,
+        '--period',
+        'auto',
+        '--phases',
+        'idle:8s,write:16s:size=256M',
+        '--load-dir',
+        '/mnt/scratch',
+        '--json',
+        '--out',
+        'bundle',
+      ],
+      { labOptions: ['--scratch', '3G', '--out', out], timeoutMs: 420_000 },
+    );
+    const report = parseReport(r.stdout, r.stderr);
+    const choice = report.periodChoice;
+    assert.ok(choice, `a period choice; stderr:\n${r.stderr.slice(-2000)}`);
+    assert.equal(report.params.periodFrames, choice.periodFrames);
+    const ran = choice.probes.filter((p) => p.xruns !== null);
+    const chosen = ran.find((p) => p.periodFrames === choice.periodFrames)!;
+    if (choice.nearlyXrunFree) {
+      // Every smaller probe had more than one xrun idle, the chosen one at most one.
+      assert.ok(chosen.xruns! <= 1, JSON.stringify(choice.probes));
+      for (const p of ran.filter((q) => q.periodFrames < choice.periodFrames))
+        assert.ok(p.xruns! > 1, JSON.stringify(choice.probes));
+      // The probes stop at the first quiet period: nothing larger ran.
+      assert.ok(!ran.some((p) => p.periodFrames > choice.periodFrames));
+    }
+    assert.match(r.stderr, /--period auto chose \d+ frames/);
+    assert.ok(report.conclusion.some((c) => /chosen by an idle probe/.test(c)));
+    assert.deepEqual(report.loadEffect?.baseline.phases, ['idle']);
+    assert.equal(report.loadEffect?.phases[0]?.kind, 'write');
+    console.log(
+      `# lab auto period: ${choice.probes.map((p) => `${p.periodFrames}:${p.xruns ?? '-'}`).join(' ')} → ${choice.periodFrames}; idle ${report.loadEffect?.baseline.xrunsPerMin}/min, write ${report.loadEffect?.phases[0]?.xrunsPerMin}/min (p ${report.loadEffect?.phases[0]?.pValue.toFixed(4)}); enriched: ${
+        report.loadEffect?.offenders
+          .slice(0, 3)
+          .map((o) => `${o.function} +${o.excessPerMin}/min`)
+          .join(', ') || 'none'
+      }`,
+    );
+  },
+);

@@ -274,7 +274,8 @@ const session = defineCommand({
   usage: 'lab session [lab options] [-- <session args>]',
   description: `The main job on a machine without a sound card: "xrunhunt session" inside the lab kernel,
 ending with the ranked offenders here. Session options go after --; the device defaults to
-the lab's snd-dummy card (hw:CARD=Dummy,DEV=0).`,
+the lab's snd-dummy card (hw:CARD=Dummy,DEV=0) and the period to auto (idle probes choose the
+smallest period that is nearly xrun-free in this guest).`,
   examples: [
     'xrunhunt lab session -- --phases idle:20s,fsync:20s --period 64',
     'xrunhunt lab session --inject lockup:10:irq -- --json',
@@ -283,13 +284,15 @@ the lab's snd-dummy card (hw:CARD=Dummy,DEV=0).`,
   positionals: true,
   async run(ctx) {
     const args = [...ctx.positionals, ...ctx.rest];
+    const given = (name: string): boolean =>
+      args.some((a) => a === name || a.startsWith(`${name}=`));
     // The lab's card is snd-dummy; "default" would go through the plug layer.
-    const device = args.some((a) => a === '--device' || a.startsWith('--device='))
-      ? []
-      : ['--device', LAB_DEVICE];
+    const device = given('--device') ? [] : ['--device', LAB_DEVICE];
+    // Under TCG a fixed small period drops out idle; probe for one that does not.
+    const period = given('--period') ? [] : ['--period', 'auto'];
     return bootWith(ctx, {
       kind: 'argv',
-      argv: innerXrunhuntArgv(['session', ...device, ...args]),
+      argv: innerXrunhuntArgv(['session', ...device, ...period, ...args]),
     });
   },
 });

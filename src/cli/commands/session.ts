@@ -22,7 +22,17 @@ import {
 } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
 import { journalFolderFor, writeJournalFolderNotes } from '../journal-folder.js';
-import { startSession } from '../../session/run-session.js';
+import { startSession, type SessionDeps } from '../../session/run-session.js';
+import { probeIdlePeriod } from '../../session/period-probe.js';
+import {
+  AUTO_PERIOD_CANDIDATES,
+  AUTO_PERIOD_MAX_XRUNS,
+  AUTO_PERIOD_PROBE_MS,
+  type PeriodChoice,
+} from '../../session/period-choice.js';
+import type { StressRunOptions } from '../../session/stress-run.js';
+import type { SessionPlan } from '../../session/session-options.js';
+import { XrunhuntError } from '../../errors.js';
 import { renderReportMarkdown, renderReportText } from '../../session/report-text.js';
 import { toolVersion } from '../../tool-version.js';
 
@@ -36,9 +46,10 @@ export const SESSION_OPTIONS = {
   },
   period: {
     type: 'string',
-    valueName: 'FRAMES',
+    valueName: 'FRAMES|auto',
     default: DEFAULT_PERIOD,
-    description: 'period size in frames',
+    description:
+      'period size in frames; auto: idle probes from 64 frames up choose the smallest nearly xrun-free one',
   },
   periods: {
     type: 'string',
@@ -133,6 +144,43 @@ export const SESSION_OPTIONS = {
   ...ROOT_OPTIONS,
 } as const;
 
+/** Runs the idle probes of `--period auto`, printing each as it ends; fails when none ran. */
+async function chooseAutoPeriod(
+  plan: SessionPlan,
+  session: StressRunOptions['session'],
+  signal: AbortSignal,
+  deps: SessionDeps,
+  stderr: NodeJS.WritableStream,
+): Promise<PeriodChoice> {
+  stderr.write(
+    `xrunhunt: --period auto: idle probes of ${AUTO_PERIOD_PROBE_MS / 1000} s from ${AUTO_PERIOD_CANDIDATES[0]} frames up, until one has at most ${AUTO_PERIOD_MAX_XRUNS} xrun\n`,
+  );
+  const choice = await probeIdlePeriod(
+    {
+      plan,
+      session,
+      onProbe: (p) => {
+        if (p.xruns !== null)
+          stderr.write(`xrunhunt:   period ${p.periodFrames}: ${p.xruns} xruns idle\n`);
+        else if (p.note) stderr.write(`xrunhunt:   period ${p.periodFrames}: not run: ${p.note}\n`);
+      },
+    },
+    signal,
+    deps,
+  );
+  if (signal.aborted)
+    throw new XrunhuntError('interrupted', 'interrupted during the --period auto probes');
+  if (!choice) {
+    throw new XrunhuntError(
+      'device',
+      '--period auto: no idle probe could run (see the notes above)',
+      { hint: 'give a period, e.g. --period 256, to see the error of a plain session' },
+    );
+  }
+  stderr.write(`xrunhunt: --period auto chose ${choice.periodFrames} frames\n`);
+  return choice;
+}
+
 export default defineCommand({
   name: 'session',
   summary:
@@ -171,29 +219,44 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     const interactiveProgress = io.stderrIsTTY && !v.json && !v.tui;
     const journal = journalFolderFor(io);
     writeJournalFolderNotes(io, journal);
+    const deps = defaultSessionDeps();
+    const shared = {
+      onXrun: v['on-xrun'] ?? null,
+      channels: 2,
+      format: 'S16_LE',
+      roots: { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] },
+      journalDir: journal.dir,
+      journalSearchDirs: journal.searchDirs,
+      outDir,
+      toolVersion: toolVersion(),
+      machineId: () => machineId(io.env),
+      env: io.env,
+      stderr: io.stderr,
+      stdin: io.stdin,
+      // The dashboard owns the keyboard: no stdin prompts under --tui (restores happen unasked).
+      interactive: io.stderrIsTTY && (io.stdin as { isTTY?: boolean }).isTTY === true && !v.tui,
+      progress: interactiveProgress,
+    };
+    const periodChoice = plan.autoPeriod
+      ? await chooseAutoPeriod(
+          plan,
+          { ...shared, onXrun: null, progress: false },
+          ctx.signal,
+          deps,
+          io.stderr,
+        )
+      : null;
+    if (periodChoice) plan.params.periodFrames = periodChoice.periodFrames;
     const handle = startSession(
       {
+        ...shared,
         params: plan.params,
         phases: plan.phases,
         injectStall: plan.injectStall,
-        onXrun: v['on-xrun'] ?? null,
-        channels: 2,
-        format: 'S16_LE',
-        roots: { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] },
-        journalDir: journal.dir,
-        journalSearchDirs: journal.searchDirs,
-        outDir,
-        toolVersion: toolVersion(),
-        machineId: () => machineId(io.env),
-        env: io.env,
-        stderr: io.stderr,
-        stdin: io.stdin,
-        // The dashboard owns the keyboard: no stdin prompts under --tui (restores happen unasked).
-        interactive: io.stderrIsTTY && (io.stdin as { isTTY?: boolean }).isTTY === true && !v.tui,
-        progress: interactiveProgress,
+        periodChoice,
       },
       ctx.signal,
-      defaultSessionDeps(),
+      deps,
     );
     if (!v.json && !v.tui) {
       io.stderr.write(

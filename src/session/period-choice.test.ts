@@ -1,0 +1,53 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { choosePeriod, describePeriodChoice, probePasses } from './period-choice.js';
+import { cellNeeded } from './stress.js';
+
+const probe = (periodFrames: number, xruns: number | null, note: string | null = null) => ({
+  periodFrames,
+  xruns,
+  durationMs: xruns === null ? null : 8000,
+  note,
+});
+
+test('the smallest nearly xrun-free period wins, even when a larger one ran too', () => {
+  const c = choosePeriod([probe(64, 40), probe(128, 1), probe(256, 0)])!;
+  assert.equal(c.periodFrames, 128);
+  assert.equal(c.nearlyXrunFree, true);
+  assert.match(
+    describePeriodChoice(c),
+    /^Period 128 chosen by an idle probe .* tried 64 \(40 in 8 s\), 128 \(1 in 8 s\), 256 \(0 in 8 s\)\.$/,
+  );
+});
+
+test('no quiet period: the one with fewest xruns (the largest on ties), said plainly', () => {
+  const c = choosePeriod([
+    probe(64, 900),
+    probe(128, 30),
+    probe(256, 30),
+    probe(512, null, 'boom'),
+  ])!;
+  assert.equal(c.periodFrames, 256);
+  assert.equal(c.nearlyXrunFree, false);
+  assert.match(describePeriodChoice(c), /no period tried was nearly xrun-free idle/);
+  assert.equal(choosePeriod([probe(64, null, 'cannot open')]), null);
+});
+
+test('the stress loop stops at the first nearly quiet probe (one xrun is "nearly")', () => {
+  const cells = [
+    {
+      load: 'idle',
+      periodFrames: 64,
+      xruns: 1,
+      xrunsPerMin: 7.5,
+      kernelEvents: 0,
+      topOffender: null,
+      durationMs: 8000,
+      note: null,
+    },
+  ];
+  assert.equal(cellNeeded(cells, 'idle', false), true);
+  assert.equal(cellNeeded(cells, 'idle', false, probePasses), false);
+  assert.equal(probePasses({ xruns: 2 }), false);
+  assert.equal(probePasses({ xruns: null }), false);
+});
