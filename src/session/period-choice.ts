@@ -6,8 +6,8 @@ import type { StressCell } from './stress.js';
 /** Periods tried, smallest first (frames). */
 export const AUTO_PERIOD_CANDIDATES: readonly number[] = [64, 128, 256, 512, 1024, 2048];
 /** Idle playback per candidate. */
-export const AUTO_PERIOD_PROBE_MS = 8_000;
-/** "Nearly xrun-free": at most this many xruns in one probe (7.5/min at 8 s). */
+export const AUTO_PERIOD_PROBE_MS = 6_000;
+/** "Nearly xrun-free": at most this many xruns in one probe (10/min at 6 s). */
 export const AUTO_PERIOD_MAX_XRUNS = 1;
 
 /** One candidate's idle probe. */

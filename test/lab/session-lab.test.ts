@@ -189,7 +189,7 @@ test(
         '--out',
         'bundle',
       ],
-      { labOptions: ['--scratch', '3G', '--out', out], timeoutMs: 420_000 },
+      { labOptions: ['--scratch', '3G', '--out', out], timeoutMs: 600_000 },
     );
     const report = parseReport(r.stdout, r.stderr);
     const choice = report.periodChoice;
