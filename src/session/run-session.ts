@@ -23,6 +23,7 @@ import { openRunBundle, runBundleBasics } from '../run/bundle-writer.js';
 import type { CapturedKernelEvent } from '../run/kernel-capture.js';
 import { createKernelProbes } from '../run/kernel-probes.js';
 import { runLifecycle } from '../run/lifecycle.js';
+import type { RunProbe } from '../run/probe.js';
 import {
   createRunContext,
   createRunStopper,
@@ -57,6 +58,8 @@ export interface SessionOptions extends RunOptions {
   channels: number;
   format: string;
   env: NodeJS.ProcessEnv;
+  /** Probes of another driver applied with the session's (`try`'s knobs), before the load phases. */
+  extraProbes?: readonly RunProbe[];
 }
 
 /** Everything the session does to the machine, injectable. */
@@ -296,7 +299,8 @@ async function runSession(
     }
   };
 
-  return runLifecycle(ctx, { ...o, command: 'session' }, [capture, playback, xrunDebug, phases], {
+  const probes = [capture, playback, xrunDebug, ...(o.extraProbes ?? []), phases];
+  return runLifecycle(ctx, { ...o, command: 'session' }, probes, {
     init: () => {
       emit({
         type: 'session-start',

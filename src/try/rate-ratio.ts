@@ -24,7 +24,7 @@ export interface RateRatio {
 /** ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9; ~15 significant digits). */
 function lnGamma(x: number): number {
   const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
+    0.9999999999998099, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
     -176.61503916999185, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
     1.5056327351493116e-7,
   ];
@@ -138,7 +138,8 @@ export function rateRatio(
   ] as const) {
     if (!Number.isInteger(arm.count) || arm.count < 0)
       throw new RangeError(`${name}: count must be a whole number ≥ 0, got ${arm.count}`);
-    if (!(arm.minutes > 0)) throw new RangeError(`${name}: minutes must be > 0, got ${arm.minutes}`);
+    if (!(arm.minutes > 0))
+      throw new RangeError(`${name}: minutes must be > 0, got ${arm.minutes}`);
   }
   const arms = {
     a: { ...a, perMinute: a.count / a.minutes },
