@@ -48,6 +48,7 @@ const fmtRate = (perMin: number): string =>
 export function fmtRatio(x: number | null): string {
   if (x === null) return 'n/a';
   if (!Number.isFinite(x)) return '∞';
+  if (x === 0) return '0';
   return x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toPrecision(2);
 }
 
@@ -108,8 +109,7 @@ function offenderRate(sessions: readonly TryRound[]): TryOffenderResult | null {
 function phaseClause(p: TryPhaseResult, rounds: number): string {
   const r = p.rate;
   const n = `${rounds} round${rounds === 1 ? '' : 's'}`;
-  if (r.ratio === null)
-    return `no xruns under ${p.name} with either setting (this load cannot tell, ${n})`;
+  if (r.ratio === null) return `showed no xruns under ${p.name} with either setting (${n})`;
   const both = `from ${fmtRate(r.a.perMinute)}/min to ${fmtRate(r.b.perMinute)}/min (${describeRatio(r)}, ${n})`;
   if (!r.significant) return `made no significant difference under ${p.name}: ${both}`;
   return `${r.high < 1 ? 'cut' : 'raised'} xruns under ${p.name} ${both}`;
@@ -157,8 +157,10 @@ export function summarizeTry(
       verdict += ` It helps: make it permanent (xrunhunt put the original back after each B round).`;
     else if (total.significant)
       verdict += ` It makes audio worse here: keep the current setting (already restored).`;
+    else if (total.ratio === null)
+      verdict += ` Nothing to compare: no xruns with either setting; try a smaller --period or a heavier phase.`;
     else
-      verdict += ` No significant effect over ${rounds} rounds: this is not the cause${total.ratio === null ? ' that this load shows (no xruns at all; try a smaller --period or a heavier phase)' : ', or its effect is smaller than this run can resolve (more --rounds narrow the interval)'}.`;
+      verdict += ` No significant effect over ${rounds} round${rounds === 1 ? '' : 's'}: this is not the cause, or its effect is smaller than this run can resolve (more --rounds narrow the interval).`;
   }
   return {
     knobs,

@@ -1,0 +1,111 @@
+// `xrunhunt try` end to end: the real CLI, real libasound on the `null` PCM (no pacing, so no
+// xruns: only what is deterministic is asserted — the rounds ran, the knob was set in B and
+// restored, the journal is gone, the try bundle validates) over a fake /proc + /sys tree, and
+// the refusals of bad input before anything changes.
+import { strict as assert } from 'node:assert';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { readBundle } from '../../src/bundle/read.js';
+import { runCli } from '../helpers/cli.js';
+import { createTryKnobTree } from '../helpers/try-knob-tree.js';
+
+const tree = createTryKnobTree();
+const state = mkdtempSync(join(tmpdir(), 'xrunhunt-try-state-'));
+after(() => {
+  tree.cleanup();
+  rmSync(state, { recursive: true, force: true });
+});
+const roots = [
+  '--proc-root',
+  tree.procRoot,
+  '--sys-root',
+  tree.sysRoot,
+  '--dev-root',
+  tree.devRoot,
+];
+const env = { XDG_STATE_HOME: state };
+
+test('try on null: two A/B rounds, the knob restored, --json and a try bundle', async () => {
+  const out = join(state, 'bundle');
+  const r = await runCli(
+    [
+      'try',
+      'vm.swappiness=10',
+      'thp=never',
+      '--device',
+      'null',
+      '--phases',
+      'idle:300ms',
+      '--rounds',
+      '2',
+      '--capture',
+      'none',
+      '--rt-priority',
+      '0',
+      '--out',
+      out,
+      '--json',
+      ...roots,
+    ],
+    { env, timeoutMs: 120_000 },
+  );
+  assert.equal(r.code, 2, r.stderr);
+  const j = JSON.parse(r.stdout) as {
+    rounds: number;
+    sessions: { round: number; arm: string }[];
+    knobs: { spec: string; from: string; to: string }[];
+    total: { a: { count: number }; b: { count: number }; ratio: number | null };
+    verdict: string;
+  };
+  assert.equal(j.rounds, 2);
+  assert.deepEqual(
+    j.sessions.map((s) => `${s.round}${s.arm}`),
+    ['1A', '1B', '2A', '2B'],
+  );
+  assert.deepEqual(
+    j.knobs.map((k) => [k.spec, k.from, k.to]),
+    [
+      ['vm.swappiness=10', '60', '10'],
+      ['thp=never', 'madvise', 'never'],
+    ],
+  );
+  assert.equal(j.total.ratio, null);
+  assert.match(j.verdict, /Nothing to compare: no xruns with either setting/);
+  assert.equal(tree.readProc('sys/vm/swappiness').trim(), '60');
+  assert.match(
+    readFileSync(join(tree.sysRoot, 'kernel/mm/transparent_hugepage/enabled'), 'utf8'),
+    /madvise/,
+  );
+  assert.deepEqual(
+    readdirSync(join(state, 'xrunhunt')).filter((f) => f.endsWith('.json')),
+    [],
+    'no journal left',
+  );
+  const b = await readBundle(join(out, 'bundle.json.gz'));
+  assert.equal(b.kind, 'try');
+  assert.equal(b.try?.rounds, 2);
+  assert.deepEqual(
+    b.phases.map((p) => p.name),
+    ['A idle', 'B idle'],
+  );
+  assert.match(readFileSync(join(out, 'report.txt'), 'utf8'), /ratio B\/A/);
+});
+
+test('try refuses bad knobs before anything runs', async () => {
+  const cases: [string[], RegExp][] = [
+    [[], /try needs at least one KNOB=VALUE/],
+    [['vm.overcommit=1'], /unknown knob "vm.overcommit"/],
+    [['threadirqs'], /threadirqs needs a reboot[\s\S]*add threadirqs to the kernel command line/],
+    [['scheduler.sda=cfq'], /this kernel offers mq-deadline, kyber, bfq, none/],
+    [['vm.swappiness=10', '--rounds', '0'], /invalid --rounds/],
+  ];
+  for (const [args, re] of cases) {
+    const r = await runCli(['try', ...args, '--device', 'null', ...roots], { env });
+    assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, re);
+    assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
+  }
+  assert.equal(tree.readProc('sys/vm/swappiness').trim(), '60');
+});
