@@ -91,6 +91,20 @@ test('try on null: two A/B rounds, the knob restored, --json and a try bundle', 
     ['A idle', 'B idle'],
   );
   assert.match(readFileSync(join(out, 'report.txt'), 'utf8'), /ratio B\/A/);
+
+  // compare reads try bundles: the knobs, rounds and verdict of each side.
+  const c = await runCli(['compare', out, out, '--json'], { env });
+  assert.equal(c.code, 0, c.stderr);
+  const cj = JSON.parse(c.stdout) as { tries: { side: string; knobs: string[]; rounds: number }[] };
+  assert.deepEqual(
+    cj.tries.map((t) => [t.side, t.knobs.join(' '), t.rounds]),
+    [
+      ['A', 'vm.swappiness=10 thp=never', 2],
+      ['B', 'vm.swappiness=10 thp=never', 2],
+    ],
+  );
+  const ct = await runCli(['compare', out, out], { env });
+  assert.match(ct.stdout, /Try runs[\s\S]*A: vm\.swappiness=10 thp=never, 2 rounds: ratio n\/a/);
 });
 
 test('try refuses bad knobs before anything runs', async () => {
