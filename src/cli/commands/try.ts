@@ -25,6 +25,8 @@ import { BOOT_ONLY_KNOBS } from '../../try/knobs/boot-only.js';
 import { runTry } from '../../try/try-run.js';
 import { renderTryText } from '../../try/try-text.js';
 import { writeTryBundle } from '../../try/try-bundle.js';
+import { tryReportView } from '../../try/try-html.js';
+import { checkReportTarget, writeHtmlReport } from '../../report-html/index.js';
 import { toolVersion } from '../../tool-version.js';
 
 /** One A+B pair of the default plan takes 40 s: 3 rounds end in about two and a half minutes. */
@@ -148,6 +150,11 @@ Exit status: 0 the change cut xruns significantly, 2 it did not (or nothing to t
       type: 'boolean',
       description: 'keep host and user names in the --out bundle (default: replaced)',
     },
+    html: {
+      type: 'string',
+      valueName: 'FILE',
+      description: 'also write a self-contained HTML report (A and B side by side) to FILE',
+    },
     json: { type: 'boolean', description: 'print the result as one JSON document on stdout' },
     ...ROOT_OPTIONS,
   },
@@ -166,6 +173,8 @@ Exit status: 0 the change cut xruns significantly, 2 it did not (or nothing to t
       { cwd: io.cwd, tmpdir: tmpdir(), outDir: null },
     );
     const outDir = v.out === undefined ? null : resolve(io.cwd, v.out);
+    const html = v.html === undefined ? null : resolve(io.cwd, v.html);
+    if (html !== null) checkReportTarget(html);
     const journal = journalFolderFor(io);
     writeJournalFolderNotes(io, journal);
     const deps = defaultSessionDeps();
@@ -216,6 +225,7 @@ Exit status: 0 the change cut xruns significantly, 2 it did not (or nothing to t
       );
       if (!v.json) io.stderr.write(`xrunhunt: try bundle: ${where}\n`);
     }
+    if (html !== null) await writeHtmlReport(html, tryReportView(result), toolVersion());
     if (v.json) writeJson(io.stdout, result);
     else io.stdout.write(renderTryText(result));
     return result.exitCode;
