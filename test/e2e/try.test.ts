@@ -123,3 +123,57 @@ test('try refuses bad knobs before anything runs', async () => {
   }
   assert.equal(tree.readProc('sys/vm/swappiness').trim(), '60');
 });
+
+test('kill -9 during a B round of the CLI: the next run restores the knob first', async () => {
+  const { spawn } = await import('node:child_process');
+  const { cliCommand } = await import('../helpers/cli.js');
+  const [cmd, ...pre] = cliCommand();
+  const child = spawn(
+    cmd!,
+    [
+      ...pre,
+      'try',
+      'vm.swappiness=5',
+      '--device',
+      'null',
+      '--phases',
+      'idle:2s',
+      '--rounds',
+      '1',
+      '--capture',
+      'none',
+      '--rt-priority',
+      '0',
+      '--duration',
+      '60s',
+      ...roots,
+    ],
+    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  // B plays 2 s on null; poll the fake file and kill the moment it shows the change.
+  const deadline = Date.now() + 60_000;
+  let seen = false;
+  while (Date.now() < deadline && child.exitCode === null) {
+    if (tree.readProc('sys/vm/swappiness').trim() === '5') {
+      child.kill('SIGKILL');
+      seen = true;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  await new Promise((r) => (child.exitCode !== null ? r(null) : child.on('exit', r)));
+  assert.ok(seen, 'the B round set the knob within 60 s');
+  const left = readdirSync(join(state, 'xrunhunt')).filter((f) => /-try\.json$/.test(f));
+  assert.equal(left.length, 1, 'the killed run left its try journal');
+  assert.equal(tree.readProc('sys/vm/swappiness').trim(), '5');
+  const next = await runCli(
+    ['debug', 'restore', '--proc-root', tree.procRoot, '--sys-root', tree.sysRoot],
+    { env },
+  );
+  assert.equal(next.code, 0, next.stderr);
+  assert.equal(tree.readProc('sys/vm/swappiness').trim(), '60');
+  assert.deepEqual(
+    readdirSync(join(state, 'xrunhunt')).filter((f) => /-try\.json$/.test(f)),
+    [],
+  );
+});
