@@ -8,8 +8,8 @@
 export const FORMAT_VERSION = 1 as const;
 
 /** What produced the bundle. */
-export type BundleKind = 'session' | 'watch' | 'analyze';
-export const BUNDLE_KINDS: readonly BundleKind[] = ['session', 'watch', 'analyze'];
+export type BundleKind = 'session' | 'watch' | 'analyze' | 'try';
+export const BUNDLE_KINDS: readonly BundleKind[] = ['session', 'watch', 'analyze', 'try'];
 
 /** Kernel preemption model (from uname -v / config). */
 export type PreemptModel = 'none' | 'voluntary' | 'full' | 'rt' | 'unknown';
@@ -185,6 +185,35 @@ export interface BundleHistograms {
   writeUs: LatencySummary;
 }
 
+/** One arm's xruns of a `try` comparison: count over minutes. */
+export interface BundleTryArm {
+  count: number;
+  minutes: number;
+}
+
+/** One rate comparison of a `try` run: B's xrun rate over A's, exact 95 % interval. */
+export interface BundleTryRate {
+  a: BundleTryArm;
+  b: BundleTryArm;
+  /** null: no xrun in either arm. */
+  ratio: number | null;
+  low: number;
+  /** null: unbounded (A had no xrun). */
+  high: number | null;
+  p: number;
+  significant: boolean;
+}
+
+/** What a bundle of kind `try` adds: the knobs changed in B and the A/B comparison. */
+export interface BundleTry {
+  knobs: { spec: string; what: string; from: string; to: string }[];
+  rounds: number;
+  phases: (BundleTryRate & { name: string })[];
+  total: BundleTryRate | null;
+  topOffender: { name: string; a: number; b: number; rate: BundleTryRate } | null;
+  verdict: string;
+}
+
 /** Bundle format version 1. */
 export interface Bundle {
   formatVersion: typeof FORMAT_VERSION;
@@ -211,4 +240,6 @@ export interface Bundle {
   /** Version of the signature rules that produced offender signatures. */
   rulesVersion: string;
   warnings: string[];
+  /** Only in bundles of kind `try` (an optional addition to version 1). */
+  try?: BundleTry;
 }

@@ -19,6 +19,9 @@ import {
   type BundleParams,
   type BundlePhase,
   type BundleThroughput,
+  type BundleTry,
+  type BundleTryArm,
+  type BundleTryRate,
   type BundleXrun,
   type LatencySummary,
 } from './schema.js';
@@ -302,6 +305,68 @@ function validateCurrent(o: Obj): Bundle {
     histograms: histograms(o['histograms'], 'histograms'),
     rulesVersion,
     warnings: arr(o, 'warnings', '', strItem),
+    ...(o['try'] === undefined ? {} : { try: tryBlock(o['try'], 'try') }),
+  };
+}
+
+/** One A/B rate of a `try` bundle. */
+function tryRate(v: unknown, p: string): BundleTryRate {
+  const o = obj(v, p);
+  const q = `${p}.`;
+  const arm = (name: string): BundleTryArm => {
+    const a = obj(o[name], `${q}${name}`);
+    return {
+      count: int(a, 'count', `${q}${name}.`),
+      minutes: num(a, 'minutes', `${q}${name}.`, 0),
+    };
+  };
+  const nullableNum = (key: string): number | null => (o[key] === null ? null : num(o, key, q, 0));
+  return {
+    a: arm('a'),
+    b: arm('b'),
+    ratio: nullableNum('ratio'),
+    low: num(o, 'low', q, 0),
+    high: nullableNum('high'),
+    p: num(o, 'p', q, 0),
+    significant: bool(o, 'significant', q),
+  };
+}
+
+/** The `try` section: knobs, rounds, per-phase rates, verdict. */
+function tryBlock(v: unknown, p: string): BundleTry {
+  const o = obj(v, p);
+  const q = `${p}.`;
+  const top = o['topOffender'];
+  return {
+    knobs: arr(o, 'knobs', q, (k, kp) => {
+      const ko = obj(k, kp);
+      return {
+        spec: str(ko, 'spec', `${kp}.`),
+        what: str(ko, 'what', `${kp}.`),
+        from: str(ko, 'from', `${kp}.`),
+        to: str(ko, 'to', `${kp}.`),
+      };
+    }),
+    rounds: int(o, 'rounds', q),
+    phases: arr(o, 'phases', q, (ph, pp) => ({
+      name: str(obj(ph, pp), 'name', `${pp}.`),
+      ...tryRate(ph, pp),
+    })),
+    total: o['total'] === null ? null : tryRate(o['total'], `${q}total`),
+    topOffender:
+      top === null || top === undefined
+        ? null
+        : (() => {
+            const t = obj(top, `${q}topOffender`);
+            const tq = `${q}topOffender.`;
+            return {
+              name: str(t, 'name', tq),
+              a: int(t, 'a', tq),
+              b: int(t, 'b', tq),
+              rate: tryRate(t['rate'], `${tq}rate`),
+            };
+          })(),
+    verdict: str(o, 'verdict', q, 4000),
   };
 }
 

@@ -74,13 +74,16 @@ export function judgeOwnership(
 
 /** One setting xrunhunt may journal: where it lives relative to a root, its kind, its original. */
 interface SettingShape {
-  root: 'proc' | 'tracefs';
+  root: 'proc' | 'sys' | 'tracefs';
   relative: RegExp;
   kind: string;
   original: (value: string) => boolean;
   what: string;
 }
 
+const isWhole = (v: string): boolean => /^\d{1,20}$/.test(v);
+const isName = (v: string): boolean => /^[a-z][a-z0-9_-]{0,31}$/.test(v);
+const isCpuList = (v: string): boolean => /^\d+(-\d+)?(,\d+(-\d+)?){0,200}$/.test(v);
 const isMask = (v: string): boolean => /^\d{1,10}$/.test(v) && Number(v) <= 0xffff_ffff;
 const kprobeEventDir = `instances/${TRACE_INSTANCE}/events/${KPROBE_GROUP}/${KPROBE_EVENT}`;
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -125,11 +128,37 @@ const SETTING_SHAPES: readonly SettingShape[] = [
     original: (v) => v === '0',
     what: 'disabling the probe event (0)',
   },
+  // The run-time knobs of `xrunhunt try` (src/try/knobs/).
+  {
+    root: 'proc',
+    relative:
+      /^sys\/vm\/(dirty_bytes|dirty_background_bytes|dirty_ratio|dirty_background_ratio|swappiness)$/,
+    kind: 'value',
+    original: isWhole,
+    what: 'a whole number',
+  },
+  {
+    root: 'proc',
+    relative: /^irq\/\d+\/smp_affinity_list$/,
+    kind: 'value',
+    original: isCpuList,
+    what: 'a CPU list',
+  },
+  {
+    root: 'sys',
+    relative:
+      /^(block\/[^/]+\/queue\/scheduler|devices\/system\/cpu\/cpu\d+\/cpufreq\/scaling_governor|kernel\/mm\/transparent_hugepage\/enabled)$/,
+    kind: 'value',
+    original: isName,
+    what: 'a scheduler, governor or hugepage mode name',
+  },
 ];
 
 /** The roots resolved to real paths (each may have several spellings: as given and realpath). */
 export interface ResolvedRoots {
   proc: string[];
+  /** /sys itself (the `try` knobs); tracefs lies under it but is matched on its own. */
+  sys?: string[];
   tracefs: string[];
 }
 
@@ -156,7 +185,12 @@ export function judgeEntry(
   const shown = quoteUntrusted(entry.path);
   const path = real ?? resolve(entry.path);
   const matches = SETTING_SHAPES.filter((shape) =>
-    (shape.root === 'proc' ? roots.proc : roots.tracefs).some((root) => {
+    (shape.root === 'proc'
+      ? roots.proc
+      : shape.root === 'sys'
+        ? (roots.sys ?? [])
+        : roots.tracefs
+    ).some((root) => {
       const rel = under(root, path);
       return rel !== null && shape.relative.test(rel);
     }),
@@ -164,7 +198,7 @@ export function judgeEntry(
   if (matches.length === 0) {
     return {
       trust: 'refused',
-      reason: `${shown}${real !== null && real !== entry.path ? ` (really ${quoteUntrusted(real)})` : ''} is not a setting xrunhunt changes: expected an xrun_debug file under ${quoteUntrusted(roots.proc[0] ?? '/proc')}/asound/card*/pcm*/ or a file of xrunhunt's kprobe under tracefs`,
+      reason: `${shown}${real !== null && real !== entry.path ? ` (really ${quoteUntrusted(real)})` : ''} is not a setting xrunhunt changes: expected an xrun_debug file under ${quoteUntrusted(roots.proc[0] ?? '/proc')}/asound/card*/pcm*/, a file of xrunhunt's kprobe under tracefs, or a setting "xrunhunt try" changes`,
     };
   }
   const shape = matches.find((s) => s.kind === entry.kind);
@@ -203,6 +237,7 @@ export function resolveRoots(
   };
   return {
     proc: spellings(roots.procRoot),
+    sys: spellings(roots.sysRoot),
     tracefs: [
       ...spellings(join(roots.sysRoot, 'kernel', 'tracing')),
       ...spellings(join(roots.sysRoot, 'kernel', 'debug', 'tracing')),

@@ -11,6 +11,7 @@ import {
   timelineChart,
 } from './run-charts.js';
 import { renderConclusion, renderEvents, renderFacts } from './sections.js';
+import { renderTry } from './try-section.js';
 
 function classLine(run: RunView): string {
   const c = run.classCounts;
@@ -94,6 +95,9 @@ export function renderReportHtml(view: ReportView, toolVersion: string): string 
       break;
     case 'aggregate':
       body = renderFleet(view.fleet);
+      break;
+    case 'try':
+      body = renderTry(view.try);
       break;
   }
   return renderPage(

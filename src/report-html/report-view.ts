@@ -139,8 +139,33 @@ export interface FleetView {
   warnings: string[];
 }
 
+/** One row of a `try` report: a phase (or "all") with both arms' rates and their ratio. */
+export interface TryRowView {
+  name: string;
+  aPerMin: number;
+  bPerMin: number;
+  aCount: number;
+  bCount: number;
+  /** null: no xrun in either arm; Infinity: none in A. */
+  ratio: number | null;
+  low: number;
+  /** Infinity: unbounded. */
+  high: number;
+  significant: boolean;
+}
+
+/** What a `try` report shows: the knobs, the A/B rows, the top offender and the verdict. */
+export interface TryView {
+  knobs: { spec: string; what: string; from: string; to: string }[];
+  rounds: number;
+  rows: TryRowView[];
+  topOffender: { name: string; a: number; b: number } | null;
+  verdict: string;
+}
+
 /** The whole document. */
 export type ReportView =
+  | { kind: 'try'; title: string; generatedAt: string; try: TryView }
   | { kind: 'session'; title: string; generatedAt: string; run: RunView }
   | { kind: 'analyze'; title: string; generatedAt: string; run: RunView }
   | { kind: 'compare'; title: string; generatedAt: string; runs: [RunView, RunView] }

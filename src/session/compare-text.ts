@@ -112,6 +112,15 @@ export function renderComparisonText(c: Comparison): string {
           : `${o.status === 'moved' ? 'moved' : 'same'}: #${o.a!.rank} → #${o.b!.rank}, ${o.a!.count} → ${o.b!.count}`;
     out.push(`  ${offenderName(o)}  ${where}`);
   }
+  if (c.tries?.length) {
+    out.push('', 'Try runs (B/A: the xrun rate with the knobs over without, all phases)');
+    const r = (x: number | null): string => (x === null ? '∞' : x.toPrecision(2));
+    for (const t of c.tries)
+      out.push(
+        `  ${t.side}: ${t.knobs.join(' ')}, ${t.rounds} rounds: ratio ${t.ratio === null ? 'n/a' : r(t.ratio)} (95 % CI ${t.low === null ? '-' : r(t.low)}–${r(t.high)})${t.significant ? ', significant' : ''}`,
+        `     ${t.verdict}`,
+      );
+  }
   if (c.notes.length) {
     out.push('', 'Notes');
     for (const n of c.notes) out.push(`  - ${n}`);

@@ -56,12 +56,43 @@ export interface SideSummary {
   headroomSamples: HeadroomStats | null;
 }
 
+/** A side that is a `try` bundle: what it changed and what it found (its B/A over all phases). */
+export interface ComparedTry {
+  side: 'A' | 'B';
+  knobs: string[];
+  rounds: number;
+  ratio: number | null;
+  low: number | null;
+  /** null: unbounded. */
+  high: number | null;
+  significant: boolean;
+  verdict: string;
+}
+
 export interface Comparison {
   a: SideSummary;
   b: SideSummary;
   phases: ComparedPhase[];
   offenders: ComparedOffender[];
+  /** The sides that are `try` bundles (absent when neither is). */
+  tries?: ComparedTry[];
   notes: string[];
+}
+
+/** The `try` section of a side as compare shows it; null for other kinds. */
+function comparedTry(side: 'A' | 'B', b: Bundle): ComparedTry | null {
+  if (b.kind !== 'try' || !b.try) return null;
+  const t = b.try.total;
+  return {
+    side,
+    knobs: b.try.knobs.map((k) => k.spec),
+    rounds: b.try.rounds,
+    ratio: t?.ratio ?? null,
+    low: t?.low ?? null,
+    high: t ? t.high : null,
+    significant: t?.significant ?? false,
+    verdict: b.try.verdict,
+  };
 }
 
 /** Mean, standard deviation, low tail and worst of samples (null when empty). */
@@ -197,11 +228,19 @@ export function compareBundles(
         [!a.samples ? a.label : null, !b.samples ? b.label : null].filter(Boolean).join(' and '),
     );
   }
+  const tries = [comparedTry('A', a.bundle), comparedTry('B', b.bundle)].filter(
+    (t): t is ComparedTry => t !== null,
+  );
+  if (tries.length === 1)
+    notes.push(
+      `${tries[0]!.side} is a try run (its phases are "A …" and "B …", its arms): compare it with another try run, or read its verdict`,
+    );
   return {
     a: side(a.label, a.bundle, a.samples),
     b: side(b.label, b.bundle, b.samples),
     phases,
     offenders,
+    ...(tries.length > 0 ? { tries } : {}),
     notes,
   };
 }

@@ -166,6 +166,15 @@ test('the report attributes xruns to phases, matches kernel dumps and concludes 
   );
   assert.ok(r.conclusion.some((c) => /1 of 3 userspace xruns had no kernel XRUN dump/.test(c)));
   assert.ok(r.suggestions.some((s) => /dirty/.test(s)));
+  // The What-to-try line is the exact try command for this machine's device and worst phase.
+  assert.ok(
+    r.suggestions.some((s) =>
+      s.endsWith(
+        `prove it: xrunhunt try vm.dirty_bytes=64M vm.dirty_background_bytes=16M --device ${r.params.device} --period ${r.params.periodFrames} --phases write:30s`,
+      ),
+    ),
+    r.suggestions.join('\n'),
+  );
   assert.ok(r.suggestions.some((s) => /threadirqs/.test(s)));
   assert.ok(r.suggestions.some((s) => /--period 128/.test(s)));
   const text = renderReportText(r);

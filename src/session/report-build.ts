@@ -188,12 +188,24 @@ export function buildSessionReport(c: CollectedSession): SessionReport {
   return report;
 }
 
+/**
+ * The exact `xrunhunt try` line that proves a suggestion on this machine: the same device,
+ * period and the phase that had the most xruns, so the A/B rounds repeat what went wrong.
+ */
+export function tryLine(knobs: string, r: SessionReport): string {
+  const p = r.params;
+  const worst = [...r.phases].sort((a, b) => b.xrunsPerMin - a.xrunsPerMin)[0];
+  const phase = worst && worst.xruns > 0 ? `${worst.kind}:30s` : p.phasePlan;
+  return `xrunhunt try ${knobs} --device ${p.device} --period ${p.periodFrames} --phases ${phase}`;
+}
+
 /** Suggestions keyed by where the top offender lives (prefix of the function name). */
-const OFFENDER_ADVICE: { test: RegExp; advice: string }[] = [
+const OFFENDER_ADVICE: { test: RegExp; advice: string; knobs?: string }[] = [
   {
     test: /filemap|folio|writeback|ext4|xfs|btrfs|jbd2|blk_|bio_|page_cache|pagecache/,
     advice:
       'the offender is in file-system / page-cache code: lower the dirty-page limits (e.g. sysctl vm.dirty_bytes=67108864 vm.dirty_background_bytes=16777216) and keep audio files off the busy disk',
+    knobs: 'vm.dirty_bytes=64M vm.dirty_background_bytes=16M',
   },
   {
     test: /^test_(un)?lock|test_lockup|preemptirq/,
@@ -203,6 +215,7 @@ const OFFENDER_ADVICE: { test: RegExp; advice: string }[] = [
   {
     test: /usb|xhci|ehci|urb/,
     advice: 'the offender is USB interrupt handling: try another USB port / controller',
+    knobs: 'irq.affinity=1',
   },
   {
     test: /i915|amdgpu|nouveau|drm_/,
@@ -282,7 +295,10 @@ export function concludeSession(
     const advice = OFFENDER_ADVICE.find((a) =>
       a.test.test(`${top.function ?? ''} ${top.module ?? ''}`),
     );
-    if (advice) suggestions.push(advice.advice);
+    if (advice)
+      suggestions.push(
+        advice.knobs ? `${advice.advice}; prove it: ${tryLine(advice.knobs, r)}` : advice.advice,
+      );
     if (!r.host.threadirqs) {
       suggestions.push(
         'boot with "threadirqs" (and give the sound card IRQ thread a high priority, e.g. with rtirq) so other interrupt work can be preempted',
@@ -296,7 +312,7 @@ export function concludeSession(
         `${pct(s.idle)} of XRUN dumps interrupted the idle loop: the CPU was asleep, so the period interrupt itself came late (deep C-states / power management), not kernel code.`,
       );
       suggestions.push(
-        'limit deep C-states (kernel args "processor.max_cstate=1 intel_idle.max_cstate=1", or a cpu-dma-latency request) and retest',
+        `limit deep C-states (kernel args "processor.max_cstate=1 intel_idle.max_cstate=1", or a cpu-dma-latency request); prove it: ${tryLine('cpu.max_latency_us=0', r)}`,
       );
     }
     if (s.user >= 0.5) {
@@ -318,7 +334,7 @@ export function concludeSession(
       `The writer thread ran as ${policy}, not real-time: scheduling delays alone can explain xruns.`,
     );
     suggestions.push(
-      'run as root or grant real-time rights (ulimit -r / rtprio in limits.conf), then use --rt-priority 80',
+      `run as root or grant real-time rights (ulimit -r / rtprio in limits.conf), then use --rt-priority 80; prove it: ${tryLine('player.priority=80', r)}`,
     );
   }
   // Deliberately injected stalls prove the detection; they are no reason to change anything.

@@ -23,6 +23,7 @@ import { openRunBundle, runBundleBasics } from '../run/bundle-writer.js';
 import type { CapturedKernelEvent } from '../run/kernel-capture.js';
 import { createKernelProbes } from '../run/kernel-probes.js';
 import { runLifecycle } from '../run/lifecycle.js';
+import type { RunProbe } from '../run/probe.js';
 import {
   createRunContext,
   createRunStopper,
@@ -60,6 +61,8 @@ export interface SessionOptions extends RunOptions {
   env: NodeJS.ProcessEnv;
   /** How `--period auto` chose params.periodFrames (null: given on the command line). */
   periodChoice?: PeriodChoice | null;
+  /** Probes of another driver applied with the session's (`try`'s knobs), before the load phases. */
+  extraProbes?: readonly RunProbe[];
 }
 
 /** Everything the session does to the machine, injectable. */
@@ -299,7 +302,8 @@ async function runSession(
     }
   };
 
-  return runLifecycle(ctx, { ...o, command: 'session' }, [capture, playback, xrunDebug, phases], {
+  const probes = [capture, playback, xrunDebug, ...(o.extraProbes ?? []), phases];
+  return runLifecycle(ctx, { ...o, command: 'session' }, probes, {
     init: () => {
       emit({
         type: 'session-start',
