@@ -1,26 +1,8 @@
 // Is a count observed under load more than an idle baseline explains? Exact Poisson tails and
 // the conditional (binomial) test of two Poisson rates: given n = a + b events in times tA and
-// tB, b is Binomial(n, tB / (tA + tB)) when both rates are equal. Pure numbers, no dependencies.
-
-/** ln Γ(x) by Lanczos (g = 7, 9 terms): enough for exact tails of counts up to millions. */
-function logGamma(x: number): number {
-  const c = [
-    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313,
-    -176.61502916214059, 12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6,
-    1.5056327351493116e-7,
-  ];
-  if (x < 0.5) return Math.log(Math.PI / Math.sin(Math.PI * x)) - logGamma(1 - x);
-  const z = x - 1;
-  let a = c[0]!;
-  const t = z + 7.5;
-  for (let i = 1; i < 9; i++) a += c[i]! / (z + i);
-  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
-}
-
-// ln of the binomial coefficient C(n, k): the log-space building block of the exact tail.
-function logChoose(n: number, k: number): number {
-  return logGamma(n + 1) - logGamma(k + 1) - logGamma(n - k + 1);
-}
+// tB, b is Binomial(n, tB / (tA + tB)) when both rates are equal. One-sided, beside the two-sided
+// rate ratio of rate-ratio.ts (`try`). Pure numbers.
+import { lnBinomPmf } from './rate-ratio.js';
 
 /** P(X ≥ k) for X ~ Binomial(n, p): the one-sided exact p-value of the conditional test. */
 export function binomialUpperTail(k: number, n: number, p: number): number {
@@ -28,11 +10,9 @@ export function binomialUpperTail(k: number, n: number, p: number): number {
   if (k > n) return 0;
   if (p <= 0) return 0;
   if (p >= 1) return 1;
-  const lp = Math.log(p);
-  const lq = Math.log1p(-p);
   let sum = 0;
   for (let i = k; i <= n; i++) {
-    const term = Math.exp(logChoose(n, i) + i * lp + (n - i) * lq);
+    const term = Math.exp(lnBinomPmf(i, n, p));
     sum += term;
     // Terms fall geometrically past the mode; stop once they no longer change the sum.
     if (i > n * p && term < sum * 1e-15) break;

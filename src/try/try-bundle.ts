@@ -16,7 +16,7 @@ import {
   type ScrubKnown,
 } from '../bundle/index.js';
 import type { SessionParams } from '../session/events.js';
-import type { RateRatio } from './rate-ratio.js';
+import type { RateRatio } from '../stats/rate-ratio.js';
 import type { TryResult } from './try-result.js';
 import { renderTryText } from './try-text.js';
 

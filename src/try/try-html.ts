@@ -1,6 +1,6 @@
 // A try result as the HTML report's view (the side-by-side chart and the ratio table).
 import type { ReportView, TryRowView } from '../report-html/report-view.js';
-import type { RateRatio } from './rate-ratio.js';
+import type { RateRatio } from '../stats/rate-ratio.js';
 import type { TryResult } from './try-result.js';
 
 const row = (name: string, r: RateRatio): TryRowView => ({

@@ -2,7 +2,7 @@
 // current setting (A) and the changed one (B), summed over the alternated rounds (A/B/A/B
 // cancels slow drift such as a filling disk), their rate ratio with its exact 95 % interval,
 // the top offender's counts in both, and one verdict a user can act on.
-import { rateRatio, type RateRatio } from './rate-ratio.js';
+import { rateRatio, type RateRatio } from '../stats/rate-ratio.js';
 import type { KnobChange } from './knobs/index.js';
 
 /** One finished session of the run: its arm, its phases and its offenders. */

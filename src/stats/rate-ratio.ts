@@ -101,7 +101,7 @@ export function clopperPearson(k: number, n: number, level = 0.95): { low: numbe
 }
 
 /** ln of the binomial probability P(X = k), X ~ Binomial(n, p). */
-function lnBinomPmf(k: number, n: number, p: number): number {
+export function lnBinomPmf(k: number, n: number, p: number): number {
   if (p === 0) return k === 0 ? 0 : -Infinity;
   if (p === 1) return k === n ? 0 : -Infinity;
   return (
