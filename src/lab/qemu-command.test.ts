@@ -59,3 +59,14 @@ test('qemu argv: accelerator, read-only root, writable results, scratch disk, tw
   assert.deepEqual(kvm.slice(0, 4), ['-accel', 'kvm', '-cpu', 'host']);
   assert.ok(!kvm.includes('-drive'));
 });
+
+test('qemu argv attaches the requested sound cards after the lab devices', () => {
+  assert.ok(!qemuArgs(plan).includes('-audiodev'), 'no cards: snd-dummy only');
+  const a = qemuArgs({ ...plan, cards: ['dummy', 'hda'] });
+  const after = (flag: string) => a.filter((_, i) => a[i - 1] === flag);
+  assert.deepEqual(after('-audiodev'), ['none,id=xrsnd-hda']);
+  assert.deepEqual(after('-device').slice(-2), [
+    'ich9-intel-hda,id=xrhda,msi=on',
+    'hda-output,bus=xrhda.0,audiodev=xrsnd-hda',
+  ]);
+});

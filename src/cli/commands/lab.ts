@@ -19,9 +19,7 @@ import { cachedKvmProbe, kvmDeviceStatus } from '../../lab/kvm-probe.js';
 import type { GuestCommand } from '../../lab/guest-script.js';
 import { describeMismatch } from '../../lab/kernel-config.js';
 import { cachedSourceTrees, checkUserKernel } from '../../lab/user-kernel.js';
-
-/** The lab guest's sound card (snd-dummy is card 0, snd-aloop card 1). */
-const LAB_DEVICE = 'hw:CARD=Dummy,DEV=0';
+import { SOUND_CARD_NAMES, defaultAlsaDevice, parseSoundCards } from '../../lab/sound-cards.js';
 
 const profileOption = {
   type: 'string',
@@ -47,6 +45,14 @@ const RUN_OPTIONS = {
   threadirqs: {
     type: 'boolean',
     description: 'boot with threadirqs (interrupt handlers in threads)',
+  },
+  card: {
+    type: 'string',
+    multiple: true,
+    valueName: 'NAME',
+    choices: SOUND_CARD_NAMES,
+    description:
+      'sound card: dummy (snd-dummy), hda (Intel HDA), usb (USB audio), ac97 (default: dummy)',
   },
   cpus: { type: 'string', valueName: 'N', default: '2', description: 'guest CPUs' },
   mem: { type: 'string', valueName: 'SIZE', default: '1G', description: 'guest memory (512M, 2G)' },
@@ -120,6 +126,7 @@ async function bootWith(
     scratchBytes,
     ...(preempt !== undefined ? { preempt: preempt as PreemptModel } : {}),
     threadirqs: v.threadirqs,
+    cards: parseSoundCards(v.card),
     ...(v.inject !== undefined ? { inject: parseInjectSpec(v.inject) } : {}),
     ...(v.out !== undefined ? { outDir: v.out } : {}),
     showConsole: v.console,
@@ -274,19 +281,21 @@ const session = defineCommand({
   usage: 'lab session [lab options] [-- <session args>]',
   description: `The main job on a machine without a sound card: "xrunhunt session" inside the lab kernel,
 ending with the ranked offenders here. Session options go after --; the device defaults to
-the lab's snd-dummy card (hw:CARD=Dummy,DEV=0).`,
+the first --card's first PCM (hw:CARD=Dummy,DEV=0 for dummy, hw:CARD=Intel,DEV=0 for hda,
+hw:CARD=Audio,DEV=0 for usb, hw:CARD=I82801AAICH,DEV=0 for ac97).`,
   examples: [
     'xrunhunt lab session -- --phases idle:20s,fsync:20s --period 64',
     'xrunhunt lab session --inject lockup:10:irq -- --json',
+    'xrunhunt lab session --card hda -- --phases idle:20s --period 128',
   ],
   options: RUN_OPTIONS,
   positionals: true,
   async run(ctx) {
     const args = [...ctx.positionals, ...ctx.rest];
-    // The lab's card is snd-dummy; "default" would go through the plug layer.
+    // The first card's hw device by id; "default" would go through the plug layer.
     const device = args.some((a) => a === '--device' || a.startsWith('--device='))
       ? []
-      : ['--device', LAB_DEVICE];
+      : ['--device', defaultAlsaDevice(parseSoundCards(ctx.values.card))];
     return bootWith(ctx, {
       kind: 'argv',
       argv: innerXrunhuntArgv(['session', ...device, ...args]),
