@@ -1,0 +1,147 @@
+// Emulated sound hardware in the lab (`lab … --card hda|usb|ac97`) on the debug kernel, where
+// the drivers are built in: the real snd-hda-intel, snd-usb-audio and snd-intel8x0 drivers
+// behind QEMU's ich9-intel-hda, usb-audio and AC97. Serial (each test boots a guest, TCG).
+import { after, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execInLab, labSkip } from '../helpers/lab.js';
+import { runCli, repoRoot } from '../helpers/cli.js';
+import { analyzeLog } from './lab-analyze.js';
+import type { SessionReport } from '../../src/session/report-model.js';
+
+const skip = labSkip();
+const work = mkdtempSync(join(tmpdir(), 'xrunhunt-cards-lab-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const WAKEUP_PROBE = join(repoRoot, 'test', 'lab', 'cards-period-wakeup.mjs');
+
+interface WakeupProbe {
+  device: string;
+  canDisablePeriodWakeup: number;
+  wakeupOff: number | null;
+  hwParams: number;
+  written: number;
+}
+
+// The probe's JSON line for one device from the run's stdout.
+function wakeupLine(stdout: string, device: string): WakeupProbe {
+  const line = stdout
+    .split('\n')
+    .find((l) => l.startsWith('{') && l.includes(`"device":"${device}"`));
+  assert.ok(line, `a period-wakeup line for ${device} in:\n${stdout}`);
+  return JSON.parse(line) as WakeupProbe;
+}
+
+test(
+  'lab session --card hda with lockup:10:irq injected: the top offender is the injected function',
+  { skip, timeout: 420_000 },
+  async () => {
+    const out = join(work, 'hda-lockup');
+    // The recipe of the dummy ground truth (platform-facts §5a): 10 ms irq-off sections at
+    // period 256 / buffer 512, player and injector on CPU 0, preempt=full; the lab steers the
+    // HDA's MSI to CPU 0 as well, so the period interrupt is the one held off.
+    const r = await runCli(
+      [
+        'lab',
+        'session',
+        '--card',
+        'hda',
+        '--inject',
+        'lockup:10:irq',
+        '--out',
+        out,
+        '--timeout',
+        '6m',
+        '--',
+        '--period',
+        '256',
+        '--periods',
+        '2',
+        '--cpu',
+        '0',
+        '--phases',
+        'idle:20s',
+        '--json',
+      ],
+      { timeoutMs: 400_000 },
+    );
+    assert.match(r.stderr, /card hda/);
+    const start = r.stdout.indexOf('{');
+    assert.ok(start >= 0, `a JSON report on stdout; stderr:\n${r.stderr.slice(-3000)}`);
+    const report = JSON.parse(r.stdout.slice(start)) as SessionReport;
+    assert.equal(r.code, 2, 'xruns were found');
+    // snd-dummy and snd-aloop are cards 0 and 1 (built in, probed first): the HDA PCM is later.
+    assert.match(report.kernelCapture.pcm ?? '', /^pcmC([2-9]|\d\d)D0p$/);
+    const top = report.offenders[0];
+    assert.ok(top, `an offender; conclusion: ${report.conclusion.join(' ')}`);
+    const named = report.offenders
+      .filter((o) => o.module === 'test_lockup')
+      .reduce((n, o) => n + o.count, 0);
+    const all = report.offenders.reduce((n, o) => n + o.count, 0);
+    process.stderr.write(
+      `# lab hda lockup:10:irq 256/512: ${named} of ${all} kernel-class dumps name test_lockup; top: ${report.offenders
+        .slice(0, 3)
+        .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
+        .join(', ')}\n`,
+    );
+    // Margins: at least 10 XRUN dumps attributed (20 s of 10 ms sections every 60 ms, most of
+    // which overrun a 10.7 ms buffer), the injected function first and at least 30 % of the
+    // attributed dumps (the dummy card's measured floor; the rest are the busy cooldown).
+    assert.ok(all >= 10, `expected at least 10 attributed dumps, got ${all}`);
+    assert.equal(top.module, 'test_lockup', `top offender ${top.function} [${top.module}]`);
+    assert.match(top.function ?? '', /^test_(un)?lock/);
+    assert.ok(named / all >= 0.3, `only ${named} of ${all} name test_lockup`);
+  },
+);
+
+test(
+  'lab --card usb --card ac97 --card hda: the drivers bind, usb and ac97 play, usb XRUN dumps are captured, hda can run without period interrupts',
+  { skip, timeout: 420_000 },
+  async () => {
+    const out = join(work, 'three');
+    const inj = '/proc/asound/Audio/pcm0p/sub0/xrun_injection';
+    const script = [
+      'cat /proc/asound/cards',
+      'echo 3 > /proc/asound/Audio/pcm0p/xrun_debug',
+      // usb: 6 s at period 256 / buffer 1024 with three forced XRUNs (xrun_injection) on the way.
+      'aplay -D hw:CARD=Audio,DEV=0 -t raw -f S16_LE -r 48000 -c 2 --period-size=256 --buffer-size=1024 -d 6 /dev/zero 2> usb.err & A=$!',
+      `sleep 2; echo 1 > ${inj}; sleep 1; echo 1 > ${inj}; sleep 1; echo 1 > ${inj}`,
+      'wait $A; echo "usb aplay rc=$?"',
+      'echo 0 > /proc/asound/Audio/pcm0p/xrun_debug',
+      'aplay -D hw:CARD=I82801AAICH,DEV=0 -t raw -f S16_LE -r 48000 -c 2 --period-size=1024 --buffer-size=4096 -d 3 /dev/zero 2> ac97.err; echo "ac97 aplay rc=$?"',
+      `node ${WAKEUP_PROBE} hw:CARD=Intel,DEV=0`,
+      `node ${WAKEUP_PROBE} hw:CARD=Dummy,DEV=0`,
+    ].join('\n');
+    const r = await execInLab(script, {
+      labOptions: ['--card', 'usb', '--card', 'ac97', '--card', 'hda', '--out', out],
+      timeoutMs: 400_000,
+    });
+    assert.equal(r.code, 0, `lab exec failed:\n${r.stderr.slice(-3000)}`);
+    for (const id of ['Dummy', 'Loopback', 'Audio', 'I82801AAICH', 'Intel']) {
+      assert.match(r.stdout, new RegExp(`\\[${id} *\\]`), `card ${id} in /proc/asound/cards`);
+    }
+    assert.match(r.stdout, /^usb aplay rc=0$/m);
+    assert.match(r.stdout, /^ac97 aplay rc=0$/m);
+    // Captured: the analyzer reads the three forced XRUNs (and any real ones) of the usb PCM.
+    const a = await analyzeLog(join(out, 'dmesg.txt'));
+    const usbCard = /\s(\d+) \[Audio\s*\]/.exec(r.stdout)?.[1];
+    assert.ok(usbCard !== undefined, 'usb card number');
+    const dmesg = readFileSync(join(out, 'dmesg.txt'), 'utf8');
+    const headers = dmesg.split('\n').filter((l) => l.includes(`XRUN: pcmC${usbCard}D0p`));
+    const xruns = a.events.filter((e) => e.kind === 'xrun').length;
+    process.stderr.write(
+      `# lab usb: ${headers.length} XRUN headers of pcmC${usbCard}D0p, ${xruns} xrun events analyzed\n`,
+    );
+    assert.ok(headers.length >= 3, `the three injected XRUNs, got ${headers.length}`);
+    assert.ok(xruns >= 3, `analyze found ${xruns} xrun events`);
+    // HDA supports no_period_wakeup (SNDRV_PCM_INFO_NO_PERIOD_WAKEUP), snd-dummy does not.
+    const hda = wakeupLine(r.stdout, 'hw:CARD=Intel,DEV=0');
+    assert.equal(hda.canDisablePeriodWakeup, 1);
+    assert.equal(hda.wakeupOff, 0);
+    assert.equal(hda.hwParams, 0);
+    assert.ok(hda.written >= 48000, `played 1 s without period interrupts: ${hda.written} frames`);
+    assert.equal(wakeupLine(r.stdout, 'hw:CARD=Dummy,DEV=0').canDisablePeriodWakeup, 0);
+  },
+);
