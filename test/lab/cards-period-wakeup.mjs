@@ -10,18 +10,36 @@ const device = process.argv[2] ?? 'hw:CARD=Dummy,DEV=0';
 const lib = koffi.load('libasound.so.2');
 koffi.opaque('snd_pcm_t');
 koffi.opaque('snd_pcm_hw_params_t');
-const open = lib.func('int snd_pcm_open(_Out_ snd_pcm_t **pcm, const char *name, int stream, int mode)');
+const open = lib.func(
+  'int snd_pcm_open(_Out_ snd_pcm_t **pcm, const char *name, int stream, int mode)',
+);
 const close = lib.func('int snd_pcm_close(snd_pcm_t *pcm)');
 const malloc = lib.func('int snd_pcm_hw_params_malloc(_Out_ snd_pcm_hw_params_t **ptr)');
 const any = lib.func('int snd_pcm_hw_params_any(snd_pcm_t *pcm, snd_pcm_hw_params_t *params)');
-const canDisable = lib.func('int snd_pcm_hw_params_can_disable_period_wakeup(const snd_pcm_hw_params_t *params)');
-const setWakeup = lib.func('int snd_pcm_hw_params_set_period_wakeup(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int val)');
-const setAccess = lib.func('int snd_pcm_hw_params_set_access(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, int access)');
-const setFormat = lib.func('int snd_pcm_hw_params_set_format(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, int format)');
-const setChannels = lib.func('int snd_pcm_hw_params_set_channels(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int val)');
-const setRate = lib.func('int snd_pcm_hw_params_set_rate(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int val, int dir)');
-const setPeriod = lib.func('int snd_pcm_hw_params_set_period_size(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned long val, int dir)');
-const setBuffer = lib.func('int snd_pcm_hw_params_set_buffer_size(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned long val)');
+const canDisable = lib.func(
+  'int snd_pcm_hw_params_can_disable_period_wakeup(const snd_pcm_hw_params_t *params)',
+);
+const setWakeup = lib.func(
+  'int snd_pcm_hw_params_set_period_wakeup(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int val)',
+);
+const setAccess = lib.func(
+  'int snd_pcm_hw_params_set_access(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, int access)',
+);
+const setFormat = lib.func(
+  'int snd_pcm_hw_params_set_format(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, int format)',
+);
+const setChannels = lib.func(
+  'int snd_pcm_hw_params_set_channels(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int val)',
+);
+const setRate = lib.func(
+  'int snd_pcm_hw_params_set_rate(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int val, int dir)',
+);
+const setPeriod = lib.func(
+  'int snd_pcm_hw_params_set_period_size(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned long val, int dir)',
+);
+const setBuffer = lib.func(
+  'int snd_pcm_hw_params_set_buffer_size(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned long val)',
+);
 const hwParams = lib.func('int snd_pcm_hw_params(snd_pcm_t *pcm, snd_pcm_hw_params_t *params)');
 const writei = lib.func('long snd_pcm_writei(snd_pcm_t *pcm, const void *buf, unsigned long size)');
 const prepare = lib.func('int snd_pcm_prepare(snd_pcm_t *pcm)');

@@ -97,20 +97,26 @@ test(
 );
 
 test(
-  'lab --card usb --card ac97 --card hda: the drivers bind, usb and ac97 play, usb XRUN dumps are captured, hda can run without period interrupts',
+  'lab --card usb --card ac97 --card hda: the drivers bind, usb and ac97 play, a usb XRUN dump is captured, hda can run without period interrupts',
   { skip, timeout: 420_000 },
   async () => {
     const out = join(work, 'three');
-    const inj = '/proc/asound/Audio/pcm0p/sub0/xrun_injection';
+    const usb = '/proc/asound/Audio/pcm0p';
+    const aplay = (id: string, period: number, secs: number, err: string) =>
+      `aplay -D hw:CARD=${id},DEV=0 -t raw -f S16_LE -r 48000 -c 2 --period-size=${period} --buffer-size=${period * 4} -d ${secs} /dev/zero 2> ${err}`;
     const script = [
       'cat /proc/asound/cards',
-      'echo 3 > /proc/asound/Audio/pcm0p/xrun_debug',
-      // usb: 6 s at period 256 / buffer 1024 with three forced XRUNs (xrun_injection) on the way.
-      'aplay -D hw:CARD=Audio,DEV=0 -t raw -f S16_LE -r 48000 -c 2 --period-size=256 --buffer-size=1024 -d 6 /dev/zero 2> usb.err & A=$!',
-      `sleep 2; echo 1 > ${inj}; sleep 1; echo 1 > ${inj}; sleep 1; echo 1 > ${inj}`,
-      'wait $A; echo "usb aplay rc=$?"',
-      'echo 0 > /proc/asound/Audio/pcm0p/xrun_debug',
-      'aplay -D hw:CARD=I82801AAICH,DEV=0 -t raw -f S16_LE -r 48000 -c 2 --period-size=1024 --buffer-size=4096 -d 3 /dev/zero 2> ac97.err; echo "ac97 aplay rc=$?"',
+      // usb: 4 s at period 256 / buffer 1024 must play through.
+      `${aplay('Audio', 256, 4, 'usb.err')}; echo "usb aplay rc=$?"`,
+      // Then one forced XRUN (xrun_injection) once the stream runs: its dump must be captured.
+      // (After an XRUN the driver's restart fails with EIO under QEMU: aplay's exit is not checked.)
+      `echo 3 > ${usb}/xrun_debug`,
+      `${aplay('Audio', 256, 6, 'usb-inject.err')} & A=$!`,
+      `for i in $(seq 50); do grep -q RUNNING ${usb}/sub0/status && break; sleep 0.2; done`,
+      `grep -q RUNNING ${usb}/sub0/status && echo usb running; echo 1 > ${usb}/sub0/xrun_injection`,
+      'wait $A',
+      `echo 0 > ${usb}/xrun_debug`,
+      `${aplay('I82801AAICH', 1024, 3, 'ac97.err')}; echo "ac97 aplay rc=$?"`,
       `node ${WAKEUP_PROBE} hw:CARD=Intel,DEV=0`,
       `node ${WAKEUP_PROBE} hw:CARD=Dummy,DEV=0`,
     ].join('\n');
@@ -123,8 +129,9 @@ test(
       assert.match(r.stdout, new RegExp(`\\[${id} *\\]`), `card ${id} in /proc/asound/cards`);
     }
     assert.match(r.stdout, /^usb aplay rc=0$/m);
+    assert.match(r.stdout, /^usb running$/m);
     assert.match(r.stdout, /^ac97 aplay rc=0$/m);
-    // Captured: the analyzer reads the three forced XRUNs (and any real ones) of the usb PCM.
+    // Captured: the analyzer reads the forced XRUN (and any real ones) of the usb PCM.
     const a = await analyzeLog(join(out, 'dmesg.txt'));
     const usbCard = /\s(\d+) \[Audio\s*\]/.exec(r.stdout)?.[1];
     assert.ok(usbCard !== undefined, 'usb card number');
@@ -134,8 +141,8 @@ test(
     process.stderr.write(
       `# lab usb: ${headers.length} XRUN headers of pcmC${usbCard}D0p, ${xruns} xrun events analyzed\n`,
     );
-    assert.ok(headers.length >= 3, `the three injected XRUNs, got ${headers.length}`);
-    assert.ok(xruns >= 3, `analyze found ${xruns} xrun events`);
+    assert.ok(headers.length >= 1, `the injected XRUN, got ${headers.length}`);
+    assert.ok(xruns >= 1, `analyze found ${xruns} xrun events`);
     // HDA supports no_period_wakeup (SNDRV_PCM_INFO_NO_PERIOD_WAKEUP), snd-dummy does not.
     const hda = wakeupLine(r.stdout, 'hw:CARD=Intel,DEV=0');
     assert.equal(hda.canDisablePeriodWakeup, 1);
