@@ -22,6 +22,7 @@ test('kernel command line carries the recipe arguments and the chosen preemption
     'loglevel=1',
     'log_buf_len=8M',
     'snd_dummy.hrtimer=1',
+    'no_timer_check',
     'preempt=full',
     'root=hostroot',
     'rootfstype=9p',

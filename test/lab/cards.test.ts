@@ -3,7 +3,7 @@
 // behind QEMU's ich9-intel-hda, usb-audio and AC97. Serial (each test boots a guest, TCG).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execInLab, labSkip } from '../helpers/lab.js';
@@ -33,6 +33,34 @@ function wakeupLine(stdout: string, device: string): WakeupProbe {
   assert.ok(line, `a period-wakeup line for ${device} in:\n${stdout}`);
   return JSON.parse(line) as WakeupProbe;
 }
+
+test('a kernel without a card\'s driver is refused before boot, naming the driver', async () => {
+  // Everything the lab itself needs, but no snd-intel8x0: --card ac97 must fail up front.
+  const dir = join(work, 'no-ac97');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'bzImage'), 'not booted');
+  writeFileSync(
+    join(dir, 'config'),
+    [
+      'CONFIG_NET_9P_VIRTIO=y',
+      'CONFIG_9P_FS=y',
+      'CONFIG_VIRTIO_PCI=y',
+      'CONFIG_SND_DUMMY=y',
+      'CONFIG_SND_PCM_XRUN_DEBUG=y',
+      'CONFIG_HIGH_RES_TIMERS=y',
+      '# CONFIG_SND_INTEL8X0 is not set',
+      '',
+    ].join('\n'),
+  );
+  const r = await runCli(
+    ['lab', 'exec', '--kernel', join(dir, 'bzImage'), '--card', 'ac97', '--', 'true'],
+    { timeoutMs: 60_000 },
+  );
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /--card ac97 needs CONFIG_SND_INTEL8X0 \(not set\)/);
+  assert.match(r.stderr, new RegExp(`config read from ${join(dir, 'config')}`));
+  assert.doesNotMatch(r.stderr, /booting|at .*\.ts:\d+/, 'no boot, no stack trace');
+});
 
 test(
   'lab session --card hda with lockup:10:irq injected: the top offender is the injected function',
