@@ -34,7 +34,7 @@ function wakeupLine(stdout: string, device: string): WakeupProbe {
   return JSON.parse(line) as WakeupProbe;
 }
 
-test('a kernel without a card\'s driver is refused before boot, naming the driver', async () => {
+test("a kernel without a card's driver is refused before boot, naming the driver", async () => {
   // Everything the lab itself needs, but no snd-intel8x0: --card ac97 must fail up front.
   const dir = join(work, 'no-ac97');
   mkdirSync(dir, { recursive: true });

@@ -152,7 +152,8 @@ async function bootWith(
 
 const build = defineCommand({
   name: 'lab build',
-  summary: 'build (or reuse) the lab kernel: sound debug options, snd-dummy, 9p root, test_lockup',
+  summary:
+    'build (or reuse) the lab kernel: sound debug options, snd-dummy + HDA/USB/AC97 drivers, 9p root, test_lockup',
   usage: 'lab build [--profile NAME] [--kernel PATH] [--force] [--json]',
   description: `Builds Linux from Debian's linux-source-6.1 with the profile's config fragment merged over
 defconfig + kvm_guest.config, checks that every requested option survived, and caches the
