@@ -62,6 +62,14 @@ export function renderRunScript(opts: RunScriptOptions): string {
     'if [ -n "$XDG_STATE_HOME" ]; then mkdir -p -m 700 "$XDG_STATE_HOME"; fi',
   ];
   const pin = opts.pinCpu === undefined ? '' : `taskset -c ${opts.pinCpu} `;
+  if (opts.inject && opts.pinCpu !== undefined) {
+    // An emulated card's period interrupt (HDA's MSI, xHCI, AC97) must arrive on the CPU whose
+    // interrupts the injector turns off, or the xrun is detected elsewhere: steer every
+    // device interrupt there (snd-dummy's hrtimer already runs on the player's CPU).
+    lines.push(
+      `for f in /proc/irq/*/smp_affinity_list; do echo ${opts.pinCpu} > "$f"; done 2>/dev/null`,
+    );
+  }
   if (opts.inject) {
     const insmod = [
       'insmod',

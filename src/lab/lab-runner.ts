@@ -18,6 +18,9 @@ import type { GuestKernel, GuestRunResult } from './run-guest.js';
 import type { GuestCommand } from './guest-script.js';
 import type { LockupInjection } from './inject-spec.js';
 import { cachedSourceTrees, checkUserKernel } from './user-kernel.js';
+import { DEFAULT_SOUND_CARD } from './sound-cards.js';
+import type { SoundCardName } from './sound-cards.js';
+import { checkCardDrivers } from './sound-cards-check.js';
 
 export interface LabRunRequest {
   profile: string;
@@ -30,6 +33,8 @@ export interface LabRunRequest {
   scratchBytes: number;
   preempt?: PreemptModel;
   threadirqs: boolean;
+  /** Sound cards to attach (`--card`); snd-dummy alone when absent. */
+  cards?: readonly SoundCardName[];
   inject?: LockupInjection;
   outDir?: string;
   showConsole: boolean;
@@ -137,6 +142,13 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
   const note = (line: string) => req.stderr.write(`${line}\n`);
   const kernel = await resolveGuestKernel(req.profile, req.kernelPath, req.env, note);
   const cacheRoot = labCacheRoot(req.env, homedir());
+  const cards = req.cards ?? [DEFAULT_SOUND_CARD];
+  const cardCheck = checkCardDrivers(cards, kernel.bzImage, undefined);
+  if (cardCheck.configSource === null && cards.some((c) => c !== DEFAULT_SOUND_CARD)) {
+    note(
+      `lab: no config beside ${kernel.bzImage}: the drivers of --card ${cards.join(',')} are unchecked`,
+    );
+  }
   let preempt = req.preempt;
   if (req.inject) {
     if (preempt === undefined) preempt = 'full';
@@ -148,7 +160,7 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
   }
   const choice = await chooseAccel(req.accel, kernel, cacheRoot, req.signal);
   note(
-    `lab: ${choice.reason}; booting ${kernel.kernelRelease ?? kernel.bzImage} (${req.cpus} CPUs, ${req.memMiB} MiB, preempt=${preempt ?? 'voluntary'}${req.threadirqs ? ', threadirqs' : ''}${req.inject ? `, inject lockup ${req.inject.sectionMs} ms ${req.inject.mode}` : ''})`,
+    `lab: ${choice.reason}; booting ${kernel.kernelRelease ?? kernel.bzImage} (${req.cpus} CPUs, ${req.memMiB} MiB, preempt=${preempt ?? 'voluntary'}${req.threadirqs ? ', threadirqs' : ''}, card ${cards.join('+')}${req.inject ? `, inject lockup ${req.inject.sectionMs} ms ${req.inject.mode}` : ''})`,
   );
   const result = await runInGuest({
     kernel,
@@ -160,6 +172,7 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
     scratchBytes: req.scratchBytes,
     preempt: preempt ?? 'voluntary',
     threadirqs: req.threadirqs,
+    cards,
     ...(req.inject ? { inject: req.inject } : {}),
     ...(req.outDir ? { outDir: req.outDir } : {}),
     signal: req.signal,

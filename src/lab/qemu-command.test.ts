@@ -22,6 +22,7 @@ test('kernel command line carries the recipe arguments and the chosen preemption
     'loglevel=1',
     'log_buf_len=8M',
     'snd_dummy.hrtimer=1',
+    'no_timer_check',
     'preempt=full',
     'root=hostroot',
     'rootfstype=9p',
@@ -58,4 +59,15 @@ test('qemu argv: accelerator, read-only root, writable results, scratch disk, tw
   const kvm = qemuArgs({ ...plan, accel: 'kvm', scratchImage: undefined });
   assert.deepEqual(kvm.slice(0, 4), ['-accel', 'kvm', '-cpu', 'host']);
   assert.ok(!kvm.includes('-drive'));
+});
+
+test('qemu argv attaches the requested sound cards after the lab devices', () => {
+  assert.ok(!qemuArgs(plan).includes('-audiodev'), 'no cards: snd-dummy only');
+  const a = qemuArgs({ ...plan, cards: ['dummy', 'hda'] });
+  const after = (flag: string) => a.filter((_, i) => a[i - 1] === flag);
+  assert.deepEqual(after('-audiodev'), ['none,id=xrsnd-hda']);
+  assert.deepEqual(after('-device').slice(-2), [
+    'ich9-intel-hda,id=xrhda,msi=on',
+    'hda-output,bus=xrhda.0,audiodev=xrsnd-hda',
+  ]);
 });

@@ -2,6 +2,8 @@
 // "Boot"): host `/` read-only over 9p as root, a writable 9p share for results, an ext4 scratch
 // disk on virtio-blk, the inner command's stdout/stderr on two virtio serial ports.
 // Pure: a plan in, argv out.
+import { soundCardQemuArgs } from './sound-cards.js';
+import type { SoundCardName } from './sound-cards.js';
 
 export type Accel = 'kvm' | 'tcg';
 export type PreemptModel = 'none' | 'voluntary' | 'full';
@@ -22,6 +24,8 @@ export interface BootPlan {
   /** Host files receiving the guest's ports named xrunhunt.stdout and xrunhunt.stderr. */
   stdoutFile: string;
   stderrFile: string;
+  /** Emulated sound cards to attach (snd-dummy is built in and needs no device). */
+  cards?: readonly SoundCardName[];
 }
 
 /** 9p tags the guest init script mounts by name. */
@@ -44,6 +48,9 @@ export function kernelCommandLine(plan: BootPlan): string {
     `log_buf_len=${LOG_BUF_LEN}`,
     // hrtimer mode serves 64-frame periods; the jiffies timer cannot (thousands of xruns/min idle).
     'snd_dummy.hrtimer=1',
+    // The IO-APIC timer check measures the timer against a busy-wait: on a loaded host under
+    // TCG it fails and panics the boot ("IO-APIC + timer doesn't work!"), as other VMs skip it.
+    'no_timer_check',
     `preempt=${plan.preempt}`,
     ...(plan.threadirqs ? ['threadirqs'] : []),
     `root=${ROOT_TAG}`,
@@ -96,5 +103,6 @@ export function qemuArgs(plan: BootPlan): string[] {
   if (plan.scratchImage) {
     args.push('-drive', `file=${plan.scratchImage},format=raw,if=virtio,cache=none`);
   }
+  args.push(...soundCardQemuArgs(plan.cards ?? []));
   return args;
 }

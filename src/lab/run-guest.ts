@@ -23,6 +23,7 @@ import type { Writable } from 'node:stream';
 import { XrunhuntError } from '../errors.js';
 import { formatDuration } from '../units.js';
 import { qemuArgs } from './qemu-command.js';
+import type { SoundCardName } from './sound-cards.js';
 import type { Accel, PreemptModel } from './qemu-command.js';
 import { GUEST_CONTROL_DIRNAME, renderRunScript } from './guest-script.js';
 import type { GuestCommand } from './guest-script.js';
@@ -50,6 +51,8 @@ export interface GuestRunOptions {
   scratchBytes: number;
   preempt: PreemptModel;
   threadirqs: boolean;
+  /** Emulated sound cards (qemu-command.ts BootPlan.cards). */
+  cards?: readonly SoundCardName[];
   inject?: LockupInjection;
   /** Where the results folder ends up; undefined keeps it in its temp folder. */
   outDir?: string;
@@ -157,6 +160,7 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
       ...(scratch ? { scratchImage: scratch } : {}),
       stdoutFile,
       stderrFile,
+      ...(opts.cards ? { cards: opts.cards } : {}),
     });
     const qemu = opts.qemuBinary ?? 'qemu-system-x86_64';
     writeFileSync(join(control, 'qemu-args.json'), JSON.stringify([qemu, ...args], null, 2) + '\n');

@@ -19,9 +19,7 @@ import { cachedKvmProbe, kvmDeviceStatus } from '../../lab/kvm-probe.js';
 import type { GuestCommand } from '../../lab/guest-script.js';
 import { describeMismatch } from '../../lab/kernel-config.js';
 import { cachedSourceTrees, checkUserKernel } from '../../lab/user-kernel.js';
-
-/** The lab guest's sound card (snd-dummy is card 0, snd-aloop card 1). */
-const LAB_DEVICE = 'hw:CARD=Dummy,DEV=0';
+import { SOUND_CARD_NAMES, defaultAlsaDevice, parseSoundCards } from '../../lab/sound-cards.js';
 
 const profileOption = {
   type: 'string',
@@ -47,6 +45,14 @@ const RUN_OPTIONS = {
   threadirqs: {
     type: 'boolean',
     description: 'boot with threadirqs (interrupt handlers in threads)',
+  },
+  card: {
+    type: 'string',
+    multiple: true,
+    valueName: 'NAME',
+    choices: SOUND_CARD_NAMES,
+    description:
+      'sound card: dummy (snd-dummy), hda (Intel HDA), usb (USB audio), ac97 (default: dummy)',
   },
   cpus: { type: 'string', valueName: 'N', default: '2', description: 'guest CPUs' },
   mem: { type: 'string', valueName: 'SIZE', default: '1G', description: 'guest memory (512M, 2G)' },
@@ -120,6 +126,7 @@ async function bootWith(
     scratchBytes,
     ...(preempt !== undefined ? { preempt: preempt as PreemptModel } : {}),
     threadirqs: v.threadirqs,
+    cards: parseSoundCards(v.card),
     ...(v.inject !== undefined ? { inject: parseInjectSpec(v.inject) } : {}),
     ...(v.out !== undefined ? { outDir: v.out } : {}),
     showConsole: v.console,
@@ -145,7 +152,8 @@ async function bootWith(
 
 const build = defineCommand({
   name: 'lab build',
-  summary: 'build (or reuse) the lab kernel: sound debug options, snd-dummy, 9p root, test_lockup',
+  summary:
+    'build (or reuse) the lab kernel: sound debug options, snd-dummy + HDA/USB/AC97 drivers, 9p root, test_lockup',
   usage: 'lab build [--profile NAME] [--kernel PATH] [--force] [--json]',
   description: `Builds Linux from Debian's linux-source-6.1 with the profile's config fragment merged over
 defconfig + kvm_guest.config, checks that every requested option survived, and caches the
@@ -274,11 +282,13 @@ const session = defineCommand({
   usage: 'lab session [lab options] [-- <session args>]',
   description: `The main job on a machine without a sound card: "xrunhunt session" inside the lab kernel,
 ending with the ranked offenders here. Session options go after --; the device defaults to
-the lab's snd-dummy card (hw:CARD=Dummy,DEV=0) and the period to auto (idle probes choose the
-smallest period that is nearly xrun-free in this guest).`,
+the first --card's first PCM (hw:CARD=Dummy,DEV=0 for dummy, hw:CARD=Intel,DEV=0 for hda,
+hw:CARD=Audio,DEV=0 for usb, hw:CARD=I82801AAICH,DEV=0 for ac97) and the period to auto (idle
+probes choose the smallest period that is nearly xrun-free in this guest).`,
   examples: [
     'xrunhunt lab session -- --phases idle:20s,fsync:20s --period 64',
     'xrunhunt lab session --inject lockup:10:irq -- --json',
+    'xrunhunt lab session --card hda -- --phases idle:20s --period 128',
   ],
   options: RUN_OPTIONS,
   positionals: true,
@@ -286,8 +296,10 @@ smallest period that is nearly xrun-free in this guest).`,
     const args = [...ctx.positionals, ...ctx.rest];
     const given = (name: string): boolean =>
       args.some((a) => a === name || a.startsWith(`${name}=`));
-    // The lab's card is snd-dummy; "default" would go through the plug layer.
-    const device = given('--device') ? [] : ['--device', LAB_DEVICE];
+    // The first card's hw device by id; "default" would go through the plug layer.
+    const device = given('--device')
+      ? []
+      : ['--device', defaultAlsaDevice(parseSoundCards(ctx.values.card))];
     // Under TCG a fixed small period drops out idle; probe for one that does not.
     const period = given('--period') ? [] : ['--period', 'auto'];
     return bootWith(ctx, {
