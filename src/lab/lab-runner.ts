@@ -17,6 +17,7 @@ import { describeGuestEnd, runInGuest } from './run-guest.js';
 import type { GuestKernel, GuestRunResult } from './run-guest.js';
 import type { GuestCommand } from './guest-script.js';
 import type { LockupInjection } from './inject-spec.js';
+import type { GuestPipewireOptions } from './guest-pipewire.js';
 import { cachedSourceTrees, checkUserKernel } from './user-kernel.js';
 
 export interface LabRunRequest {
@@ -31,6 +32,7 @@ export interface LabRunRequest {
   preempt?: PreemptModel;
   threadirqs: boolean;
   inject?: LockupInjection;
+  pipewire?: GuestPipewireOptions;
   outDir?: string;
   showConsole: boolean;
   env: NodeJS.ProcessEnv;
@@ -148,7 +150,7 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
   }
   const choice = await chooseAccel(req.accel, kernel, cacheRoot, req.signal);
   note(
-    `lab: ${choice.reason}; booting ${kernel.kernelRelease ?? kernel.bzImage} (${req.cpus} CPUs, ${req.memMiB} MiB, preempt=${preempt ?? 'voluntary'}${req.threadirqs ? ', threadirqs' : ''}${req.inject ? `, inject lockup ${req.inject.sectionMs} ms ${req.inject.mode}` : ''})`,
+    `lab: ${choice.reason}; booting ${kernel.kernelRelease ?? kernel.bzImage} (${req.cpus} CPUs, ${req.memMiB} MiB, preempt=${preempt ?? 'voluntary'}${req.threadirqs ? ', threadirqs' : ''}${req.inject ? `, inject lockup ${req.inject.sectionMs} ms ${req.inject.mode}` : ''}${req.pipewire ? `, PipeWire ${req.pipewire.mode} mode on ${req.pipewire.device}` : ''})`,
   );
   const result = await runInGuest({
     kernel,
@@ -161,6 +163,7 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
     preempt: preempt ?? 'voluntary',
     threadirqs: req.threadirqs,
     ...(req.inject ? { inject: req.inject } : {}),
+    ...(req.pipewire ? { pipewire: req.pipewire } : {}),
     ...(req.outDir ? { outDir: req.outDir } : {}),
     signal: req.signal,
     stdout: req.stdout,

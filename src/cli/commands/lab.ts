@@ -19,6 +19,7 @@ import { cachedKvmProbe, kvmDeviceStatus } from '../../lab/kvm-probe.js';
 import type { GuestCommand } from '../../lab/guest-script.js';
 import { describeMismatch } from '../../lab/kernel-config.js';
 import { cachedSourceTrees, checkUserKernel } from '../../lab/user-kernel.js';
+import { parsePipewireMode } from '../../lab/guest-pipewire.js';
 
 /** The lab guest's sound card (snd-dummy is card 0, snd-aloop card 1). */
 const LAB_DEVICE = 'hw:CARD=Dummy,DEV=0';
@@ -69,6 +70,13 @@ const RUN_OPTIONS = {
     valueName: 'SPEC',
     description:
       'ground-truth offender while the command runs: lockup:<ms>[:irq|:preempt|:softirq]',
+  },
+  pipewire: {
+    type: 'string',
+    choices: ['timer', 'irq'],
+    valueName: 'MODE',
+    description:
+      'run PipeWire + WirePlumber + pw-play on the card around the command: timer (desktop default, timer wake-ups) or irq (period interrupts, as Pro Audio)',
   },
   out: {
     type: 'string',
@@ -121,6 +129,9 @@ async function bootWith(
     ...(preempt !== undefined ? { preempt: preempt as PreemptModel } : {}),
     threadirqs: v.threadirqs,
     ...(v.inject !== undefined ? { inject: parseInjectSpec(v.inject) } : {}),
+    ...(v.pipewire !== undefined
+      ? { pipewire: { mode: parsePipewireMode(v.pipewire), device: LAB_DEVICE } }
+      : {}),
     ...(v.out !== undefined ? { outDir: v.out } : {}),
     showConsole: v.console,
     env: ctx.io.env,
