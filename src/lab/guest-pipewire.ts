@@ -51,6 +51,9 @@ export const PIPEWIRE_RESULT_FILES = [
   'pipewire-setup.txt',
 ] as const;
 
+/** PIPEWIRE_DEBUG of the server: warnings, and info from the ALSA plugin (spa.alsa). */
+export const PIPEWIRE_LOG_LEVELS = '2,spa.alsa:3';
+
 const CHANNELS = 2;
 const BYTES_PER_SAMPLE = 2;
 
@@ -152,32 +155,45 @@ function hereDoc(path: string, text: string): string[] {
   return [`cat > ${shellQuote(path)} <<'${tag}'`, ...text.replace(/\n$/, '').split('\n'), tag];
 }
 
-// The set-up lines: configs, pipewire, wireplumber, the file, pw-play in a loop; waits until
-// a kernel playback stream is open (its hw_params is no longer "closed") or sets rc_pw=124.
-// `pin` (`taskset -c 0 `) prefixes the three processes.
-export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): string[] {
+// The lines that write the config drop-ins and the played wav file under `dir`.
+export function renderPipewireFiles(opts: GuestPipewireOptions, dir: string): string[] {
   const rate = opts.rateHz ?? 48000;
-  const seconds = opts.fileSeconds ?? 30;
-  const frames = rate * seconds;
-  const d = GUEST_PIPEWIRE_DIR;
-  const cfg = `${d}/config`;
-  const wav = `${d}/silence-${seconds}s.wav`;
+  const frames = rate * (opts.fileSeconds ?? 30);
+  const cfg = `${dir}/config`;
   return [
-    '# PipeWire + WirePlumber (xrunhunt lab --pipewire).',
-    `pwdir=${shellQuote(d)}`,
-    'pw_fail() { echo "xrunhunt-lab: pipewire: $1 (logs: pipewire.log, wireplumber.log, pw-play.log)" >&2; }',
-    `mkdir -p -m 700 "$pwdir/runtime" ${shellQuote(`${cfg}/pipewire/pipewire.conf.d`)} ${shellQuote(`${cfg}/wireplumber/main.lua.d`)} ${shellQuote(`${cfg}/wireplumber/bluetooth.lua.d`)}`,
+    `mkdir -p -m 700 ${shellQuote(`${dir}/runtime`)} ${shellQuote(`${cfg}/pipewire/pipewire.conf.d`)} ${shellQuote(`${cfg}/wireplumber/main.lua.d`)} ${shellQuote(`${cfg}/wireplumber/bluetooth.lua.d`)}`,
     ...hereDoc(`${cfg}/pipewire/pipewire.conf.d/50-xrunhunt-lab.conf`, pipewireDropIn(opts)),
     ...hereDoc(`${cfg}/wireplumber/main.lua.d/51-xrunhunt-lab.lua`, WIREPLUMBER_MAIN_DROPIN),
     ...hereDoc(
       `${cfg}/wireplumber/bluetooth.lua.d/51-xrunhunt-lab.lua`,
       WIREPLUMBER_BLUETOOTH_DROPIN,
     ),
-    `printf '${printfBytes(wavHeader(frames, rate, CHANNELS))}' > ${shellQuote(wav)}`,
-    `head -c ${frames * CHANNELS * BYTES_PER_SAMPLE} /dev/zero >> ${shellQuote(wav)}`,
+    `printf '${printfBytes(wavHeader(frames, rate, CHANNELS))}' > ${shellQuote(playedFile(opts, dir))}`,
+    `head -c ${frames * CHANNELS * BYTES_PER_SAMPLE} /dev/zero >> ${shellQuote(playedFile(opts, dir))}`,
+  ];
+}
+
+/** The wav file pw-play plays (silence: the timing is what matters, not the sound). */
+export function playedFile(opts: GuestPipewireOptions, dir: string): string {
+  return `${dir}/silence-${opts.fileSeconds ?? 30}s.wav`;
+}
+
+// The set-up lines: files, pipewire, wireplumber, pw-play in a loop; waits until a kernel
+// playback stream is open (its hw_params is no longer "closed") or sets rc_pw=124.
+// `pin` (`taskset -c 0 `) prefixes the three processes.
+export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): string[] {
+  const d = GUEST_PIPEWIRE_DIR;
+  const cfg = `${d}/config`;
+  const wav = playedFile(opts, d);
+  return [
+    '# PipeWire + WirePlumber (xrunhunt lab --pipewire).',
+    `pwdir=${shellQuote(d)}`,
+    'pw_fail() { echo "xrunhunt-lab: pipewire: $1 (logs: pipewire.log, wireplumber.log, pw-play.log)" >&2; }',
+    ...renderPipewireFiles(opts, d),
     // Only these two and their clients see the tmpfs config and socket.
     `pw_env="XDG_RUNTIME_DIR=$pwdir/runtime XDG_CONFIG_HOME=${cfg} HOME=$pwdir"`,
-    `${pin}env $pw_env pipewire > "$pwdir/pipewire.log" 2>&1 &`,
+    // Warnings everywhere, info from the ALSA plugin: its device and xrun-recovery lines.
+    `${pin}env $pw_env PIPEWIRE_DEBUG=${PIPEWIRE_LOG_LEVELS} pipewire > "$pwdir/pipewire.log" 2>&1 &`,
     'pw_pid=$!',
     'i=0; while [ ! -S "$pwdir/runtime/pipewire-0" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done',
     `${pin}env $pw_env wireplumber > "$pwdir/wireplumber.log" 2>&1 &`,

@@ -14,6 +14,8 @@ import type { AccelRequest } from './kvm-probe.js';
 import { labCacheRoot, repoRoot } from './lab-paths.js';
 import type { PreemptModel } from './qemu-command.js';
 import { describeGuestEnd, runInGuest } from './run-guest.js';
+import { ensurePackages } from './ensure-packages.js';
+import { LAB_PIPEWIRE_PACKAGES } from './packages.js';
 import type { GuestKernel, GuestRunResult } from './run-guest.js';
 import type { GuestCommand } from './guest-script.js';
 import type { LockupInjection } from './inject-spec.js';
@@ -138,6 +140,15 @@ export async function resolveGuestKernel(
 export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
   const note = (line: string) => req.stderr.write(`${line}\n`);
   const kernel = await resolveGuestKernel(req.profile, req.kernelPath, req.env, note);
+  // The guest runs the host's programs: PipeWire must be installed here.
+  if (req.pipewire) {
+    await ensurePackages({
+      env: req.env,
+      signal: req.signal,
+      progress: (line) => note(`lab: ${line}`),
+      packages: LAB_PIPEWIRE_PACKAGES,
+    });
+  }
   const cacheRoot = labCacheRoot(req.env, homedir());
   let preempt = req.preempt;
   if (req.inject) {
