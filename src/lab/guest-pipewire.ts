@@ -12,7 +12,10 @@
 import { UsageError } from '../errors.js';
 import { shellQuote } from './guest-script.js';
 
-/** `timer`: PipeWire's desktop default (tsched, timer wake-ups); `irq`: period interrupts. */
+/**
+ * `timer`: PipeWire's desktop default (tsched, timer wake-ups); `irq`: period interrupts via
+ * `api.alsa.disable-tsched` (only PipeWire versions that read it: guest-pipewire-support.ts).
+ */
 export type PipewireMode = 'timer' | 'irq';
 
 export const PIPEWIRE_MODES: readonly PipewireMode[] = ['timer', 'irq'];
@@ -107,7 +110,7 @@ export function pipewireDropIn(opts: GuestPipewireOptions): string {
     '      media.class = "Audio/Sink"',
     `      api.alsa.path = "${opts.device.replace(/["\\]/g, '')}"`,
     // timer: PipeWire's default (period wake-ups off where the driver allows it).
-    // irq: what the Pro Audio profile does: wake on the period interrupt.
+    // irq: wake on the period interrupt (newer PipeWire; 0.3.65 ignores the property).
     `      api.alsa.disable-tsched = ${opts.mode === 'irq'}`,
     `      api.alsa.period-size = ${period}`,
     `      audio.rate = ${rate}`,

@@ -16,6 +16,7 @@ import type { PreemptModel } from './qemu-command.js';
 import { describeGuestEnd, runInGuest } from './run-guest.js';
 import { ensurePackages } from './ensure-packages.js';
 import { LAB_PIPEWIRE_PACKAGES } from './packages.js';
+import { assertIrqModeSupported } from './guest-pipewire-support.js';
 import type { GuestKernel, GuestRunResult } from './run-guest.js';
 import type { GuestCommand } from './guest-script.js';
 import type { LockupInjection } from './inject-spec.js';
@@ -148,6 +149,7 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
       progress: (line) => note(`lab: ${line}`),
       packages: LAB_PIPEWIRE_PACKAGES,
     });
+    if (req.pipewire.mode === 'irq') assertIrqModeSupported();
   }
   const cacheRoot = labCacheRoot(req.env, homedir());
   let preempt = req.preempt;

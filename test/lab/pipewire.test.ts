@@ -15,6 +15,18 @@ import { innerXrunhuntArgv } from '../../src/lab/lab-runner.js';
 import { shellQuote } from '../../src/lab/guest-script.js';
 import type { PipewireMode } from '../../src/lab/guest-pipewire.js';
 import { summariseDetections, xrunDetections } from '../../src/lab/guest-pipewire-detection.js';
+import { assertIrqModeSupported } from '../../src/lab/guest-pipewire-support.js';
+import { runCli } from '../helpers/cli.js';
+
+/** Why IRQ mode cannot run on this host's PipeWire (Debian 12's 0.3.65), or null. */
+function irqUnsupported(): string | null {
+  try {
+    assertIrqModeSupported();
+    return null;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
+}
 
 interface WatchLine {
   type: string;
@@ -91,6 +103,29 @@ test(
 
 test(
   'PipeWire in irq mode (period interrupts): watch names pipewire, never detects an XRUN itself',
-  { skip: labSkip(), timeout: 600_000 },
+  {
+    skip: labSkip() || (irqUnsupported() ? `host PipeWire: ${irqUnsupported()}` : false),
+    timeout: 600_000,
+  },
   () => pipewireRun('irq'),
+);
+
+test(
+  'on a PipeWire without api.alsa.disable-tsched, --pipewire irq is refused before booting',
+  { skip: labSkip() || (irqUnsupported() ? false : 'this PipeWire supports IRQ mode') },
+  async () => {
+    const r = await runCli(['lab', 'exec', '--pipewire', 'irq', '--', 'true'], {
+      timeoutMs: 60_000,
+    });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(
+      r.stderr,
+      /--pipewire irq needs a PipeWire whose ALSA plugin reads api\.alsa\.disable-tsched/,
+    );
+    assert.doesNotMatch(
+      r.stderr,
+      /booting| {4}at /,
+      'refused before the boot, without a stack trace',
+    );
+  },
 );

@@ -76,7 +76,7 @@ const RUN_OPTIONS = {
     choices: ['timer', 'irq'],
     valueName: 'MODE',
     description:
-      'run PipeWire + WirePlumber + pw-play on the card around the command: timer (desktop default, timer wake-ups) or irq (period interrupts, as Pro Audio)',
+      'run PipeWire + WirePlumber + pw-play on the card around the command: timer (desktop default, timer wake-ups) or irq (period interrupts; needs a PipeWire that reads api.alsa.disable-tsched, not Debian 12 0.3.65)',
   },
   out: {
     type: 'string',
