@@ -5,6 +5,8 @@
 #   jackd2                          JACK dummy backend: a real clock without sound hardware
 #   alsa-utils                      aplay (peer in benchmarks), amixer
 #   qemu-system-x86, e2fsprogs      the lab VM and its ext4 scratch disk
+#   pipewire, pipewire-bin,         PipeWire + WirePlumber + pw-play in the lab guest
+#     wireplumber                     (lab --pipewire; the guest runs the host's programs)
 #   linux-source-6.1 + toolchain    the lab kernel build
 #   tmux                            terminal tests of the dashboard
 #   chromium, fonts-dejavu-core     headless checks (and screenshots) of the HTML reports
@@ -15,6 +17,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   libasound2 libasound2-plugins alsa-utils jackd2
   qemu-system-x86 e2fsprogs
+  pipewire pipewire-bin wireplumber
   linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
   tmux procps util-linux
   chromium fonts-dejavu-core

@@ -4,6 +4,12 @@
 // POSIX sh text out.
 import type { LockupInjection } from './inject-spec.js';
 import { lockupModuleParams } from './inject-spec.js';
+import type { GuestPipewireOptions } from './guest-pipewire.js';
+import {
+  pipewireClientEnv,
+  renderPipewireSetup,
+  renderPipewireTeardown,
+} from './guest-pipewire.js';
 
 /** Where the guest mounts things (a tmpfs is mounted on /mnt first; the 9p root is read-only). */
 export const GUEST_RESULTS_DIR = '/mnt/results';
@@ -34,6 +40,8 @@ export interface RunScriptOptions {
   pinCpu?: number;
   /** Extra environment for the inner command. */
   env?: Record<string, string>;
+  /** Start PipeWire + WirePlumber + pw-play before the inner command, stop them after it. */
+  pipewire?: GuestPipewireOptions;
 }
 
 // Quotes one word for POSIX sh: everything literal, nothing expanded.
@@ -50,6 +58,7 @@ export function renderRunScript(opts: RunScriptOptions): string {
     TMPDIR: `${GUEST_SCRATCH_DIR}/tmp`,
     // /var/lib is read-only in the guest: every xrunhunt there journals on tmpfs, the same place.
     XDG_STATE_HOME: '/run/xrunhunt-state',
+    ...(opts.pipewire ? pipewireClientEnv() : {}),
     ...opts.env,
   };
   const lines = [
@@ -95,7 +104,12 @@ export function renderRunScript(opts: RunScriptOptions): string {
     opts.command.kind === 'argv'
       ? opts.command.argv.map(shellQuote).join(' ')
       : `sh -c ${shellQuote(opts.command.line)}`;
-  lines.push(`${pin}${inner}`, 'rc=$?');
+  if (opts.pipewire) {
+    // The sound server runs on the same pinned CPU as the inner command and the injector.
+    lines.push(...renderPipewireSetup(opts.pipewire, pin));
+    lines.push('if [ -z "$rc_pw" ]; then', `  ${pin}${inner}`, '  rc=$?', 'else rc=$rc_pw; fi');
+    lines.push(...renderPipewireTeardown(GUEST_WORK_DIR));
+  } else lines.push(`${pin}${inner}`, 'rc=$?');
   if (opts.inject) lines.push('touch "$stop"', 'wait "$injector"');
   lines.push(
     `cp -a ${shellQuote(GUEST_WORK_DIR)}/. ${shellQuote(GUEST_RESULTS_DIR)}/ || echo "xrunhunt-lab: copying results failed" >&2`,

@@ -14,9 +14,13 @@ import type { AccelRequest } from './kvm-probe.js';
 import { labCacheRoot, repoRoot } from './lab-paths.js';
 import type { PreemptModel } from './qemu-command.js';
 import { describeGuestEnd, runInGuest } from './run-guest.js';
+import { ensurePackages } from './ensure-packages.js';
+import { LAB_PIPEWIRE_PACKAGES } from './packages.js';
+import { assertIrqModeSupported } from './guest-pipewire-support.js';
 import type { GuestKernel, GuestRunResult } from './run-guest.js';
 import type { GuestCommand } from './guest-script.js';
 import type { LockupInjection } from './inject-spec.js';
+import type { GuestPipewireOptions } from './guest-pipewire.js';
 import { cachedSourceTrees, checkUserKernel } from './user-kernel.js';
 import { DEFAULT_SOUND_CARD } from './sound-cards.js';
 import type { SoundCardName } from './sound-cards.js';
@@ -36,6 +40,7 @@ export interface LabRunRequest {
   /** Sound cards to attach (`--card`); snd-dummy alone when absent. */
   cards?: readonly SoundCardName[];
   inject?: LockupInjection;
+  pipewire?: GuestPipewireOptions;
   outDir?: string;
   showConsole: boolean;
   env: NodeJS.ProcessEnv;
@@ -141,6 +146,16 @@ export async function resolveGuestKernel(
 export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
   const note = (line: string) => req.stderr.write(`${line}\n`);
   const kernel = await resolveGuestKernel(req.profile, req.kernelPath, req.env, note);
+  // The guest runs the host's programs: PipeWire must be installed here.
+  if (req.pipewire) {
+    await ensurePackages({
+      env: req.env,
+      signal: req.signal,
+      progress: (line) => note(`lab: ${line}`),
+      packages: LAB_PIPEWIRE_PACKAGES,
+    });
+    if (req.pipewire.mode === 'irq') assertIrqModeSupported();
+  }
   const cacheRoot = labCacheRoot(req.env, homedir());
   const cards = req.cards ?? [DEFAULT_SOUND_CARD];
   const cardCheck = checkCardDrivers(cards, kernel.bzImage, undefined);
@@ -160,7 +175,7 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
   }
   const choice = await chooseAccel(req.accel, kernel, cacheRoot, req.signal);
   note(
-    `lab: ${choice.reason}; booting ${kernel.kernelRelease ?? kernel.bzImage} (${req.cpus} CPUs, ${req.memMiB} MiB, preempt=${preempt ?? 'voluntary'}${req.threadirqs ? ', threadirqs' : ''}, card ${cards.join('+')}${req.inject ? `, inject lockup ${req.inject.sectionMs} ms ${req.inject.mode}` : ''})`,
+    `lab: ${choice.reason}; booting ${kernel.kernelRelease ?? kernel.bzImage} (${req.cpus} CPUs, ${req.memMiB} MiB, preempt=${preempt ?? 'voluntary'}${req.threadirqs ? ', threadirqs' : ''}, card ${cards.join('+')}${req.inject ? `, inject lockup ${req.inject.sectionMs} ms ${req.inject.mode}` : ''}${req.pipewire ? `, PipeWire ${req.pipewire.mode} mode on ${req.pipewire.device}` : ''})`,
   );
   const result = await runInGuest({
     kernel,
@@ -174,6 +189,7 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
     threadirqs: req.threadirqs,
     cards,
     ...(req.inject ? { inject: req.inject } : {}),
+    ...(req.pipewire ? { pipewire: req.pipewire } : {}),
     ...(req.outDir ? { outDir: req.outDir } : {}),
     signal: req.signal,
     stdout: req.stdout,

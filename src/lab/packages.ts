@@ -20,6 +20,12 @@ export const LAB_PACKAGES: readonly string[] = [
   'util-linux',
 ];
 
+/**
+ * What `lab … --pipewire` runs in the guest (whose root is this host's `/`): the server and
+ * pw-play/pw-cli/pw-dump (pipewire-bin), and the session manager. Checked only with --pipewire.
+ */
+export const LAB_PIPEWIRE_PACKAGES: readonly string[] = ['pipewire', 'pipewire-bin', 'wireplumber'];
+
 // Reads `dpkg-query -W -f='${Package} ${Status}\n' pkgs…` output (stderr lines for unknown
 // packages are simply absent) and returns the wanted packages that are not installed.
 export function missingPackages(wanted: readonly string[], dpkgOutput: string): string[] {

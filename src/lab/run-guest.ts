@@ -28,6 +28,7 @@ import type { Accel, PreemptModel } from './qemu-command.js';
 import { GUEST_CONTROL_DIRNAME, renderRunScript } from './guest-script.js';
 import type { GuestCommand } from './guest-script.js';
 import type { LockupInjection } from './inject-spec.js';
+import type { GuestPipewireOptions } from './guest-pipewire.js';
 import { guestInitPath } from './lab-paths.js';
 import { runLogged } from './process-runner.js';
 import { tailFile } from './file-tail.js';
@@ -54,6 +55,8 @@ export interface GuestRunOptions {
   /** Emulated sound cards (qemu-command.ts BootPlan.cards). */
   cards?: readonly SoundCardName[];
   inject?: LockupInjection;
+  /** PipeWire + WirePlumber + pw-play in the guest around the command. */
+  pipewire?: GuestPipewireOptions;
   /** Where the results folder ends up; undefined keeps it in its temp folder. */
   outDir?: string;
   signal: AbortSignal;
@@ -137,6 +140,7 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
       ...(opts.inject
         ? { inject: { spec: opts.inject, modulePath: opts.kernel.testLockupModule! }, pinCpu: 0 }
         : {}),
+      ...(opts.pipewire ? { pipewire: opts.pipewire } : {}),
     }),
   );
   const scratch = opts.scratchBytes > 0 ? join(work, 'scratch.img') : undefined;
@@ -240,6 +244,7 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
           preempt: opts.preempt,
           threadirqs: opts.threadirqs,
           inject: opts.inject ?? null,
+          pipewire: opts.pipewire ?? null,
           command: opts.command,
           exitCode: Number.isNaN(exitCode) ? null : exitCode,
           timedOut,

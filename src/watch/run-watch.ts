@@ -42,6 +42,7 @@ import {
   type RunningServer,
 } from './running-streams.js';
 import { createStreamPoller } from './stream-poller.js';
+import { statusPollDecision } from './status-poll-policy.js';
 import {
   attributeStream,
   rankWatch,
@@ -318,24 +319,38 @@ async function runWatch(
   const xruns = new KeptList<WatchXrun>(MAX_KEPT_KERNEL_EVENTS);
   let watchedXruns = 0;
   const sampler = deps.loadSampler(o.roots.procRoot);
-  const poller = createStreamPoller(streams, deps.read, {
-    stopped: (label, state, ownerPid) => {
-      emit({ type: 'stream-stopped', timeMs: elapsed(), stream: label, state });
-      note(`${label} stopped (${state === 'closed' ? 'closed' : `now owned by pid ${ownerPid}`})`);
+  // A status read can make watch the XRUN detector: read it only where the counters are needed.
+  const decisions = new Map(streams.map((s) => [s, statusPollDecision(s, o.capture !== 'none')]));
+  const statusPolled = (s: WatchedStream): boolean => decisions.get(s)?.readStatus ?? true;
+  for (const [s, d] of decisions) {
+    if (!d.readStatus) note(`${streamLabel(s)}: ${d.reason}`);
+  }
+  const poller = createStreamPoller(
+    streams,
+    deps.read,
+    {
+      stopped: (label, state, ownerPid) => {
+        emit({ type: 'stream-stopped', timeMs: elapsed(), stream: label, state });
+        note(
+          `${label} stopped (${state === 'closed' ? 'closed' : `now owned by pid ${ownerPid}`})`,
+        );
+      },
+      underrun: (label, st) =>
+        emit({
+          type: 'underrun-seen',
+          timeMs: elapsed(),
+          stream: label,
+          state: st.state,
+          availMax: st.availMax ?? null,
+          avail: st.avail ?? null,
+          hwPtr: st.hwPtr ?? null,
+          applPtr: st.applPtr ?? null,
+        }),
+      nothingLeft: () =>
+        stopper.request('nothing is playing any more (every watched stream closed)'),
     },
-    underrun: (label, st) =>
-      emit({
-        type: 'underrun-seen',
-        timeMs: elapsed(),
-        stream: label,
-        state: st.state,
-        availMax: st.availMax ?? null,
-        avail: st.avail ?? null,
-        hwPtr: st.hwPtr ?? null,
-        applPtr: st.applPtr ?? null,
-      }),
-    nothingLeft: () => stopper.request('nothing is playing any more (every watched stream closed)'),
-  });
+    statusPolled,
+  );
   const ranking = (): WatchRanking => rankWatch(streams, xruns.items, poller.polled);
 
   const onKernel = (batch: CapturedKernelEvent[]): void => {

@@ -20,6 +20,7 @@ import type { GuestCommand } from '../../lab/guest-script.js';
 import { describeMismatch } from '../../lab/kernel-config.js';
 import { cachedSourceTrees, checkUserKernel } from '../../lab/user-kernel.js';
 import { SOUND_CARD_NAMES, defaultAlsaDevice, parseSoundCards } from '../../lab/sound-cards.js';
+import { parsePipewireMode } from '../../lab/guest-pipewire.js';
 
 const profileOption = {
   type: 'string',
@@ -76,6 +77,13 @@ const RUN_OPTIONS = {
     description:
       'ground-truth offender while the command runs: lockup:<ms>[:irq|:preempt|:softirq]',
   },
+  pipewire: {
+    type: 'string',
+    choices: ['timer', 'irq'],
+    valueName: 'MODE',
+    description:
+      'run PipeWire + WirePlumber + pw-play on the card around the command: timer (desktop default, timer wake-ups) or irq (period interrupts; needs a PipeWire that reads api.alsa.disable-tsched, not Debian 12 0.3.65)',
+  },
   out: {
     type: 'string',
     valueName: 'DIR',
@@ -128,6 +136,14 @@ async function bootWith(
     threadirqs: v.threadirqs,
     cards: parseSoundCards(v.card),
     ...(v.inject !== undefined ? { inject: parseInjectSpec(v.inject) } : {}),
+    ...(v.pipewire !== undefined
+      ? {
+          pipewire: {
+            mode: parsePipewireMode(v.pipewire),
+            device: defaultAlsaDevice(parseSoundCards(v.card)),
+          },
+        }
+      : {}),
     ...(v.out !== undefined ? { outDir: v.out } : {}),
     showConsole: v.console,
     env: ctx.io.env,

@@ -1,0 +1,35 @@
+// Which context detected each XRUN, on real dumps recorded with PipeWire in the lab guest
+// (test/fixtures/pipewire/README.md says how they were recorded).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { summariseDetections, xrunDetections } from './guest-pipewire-detection.js';
+
+const FIXTURE = fileURLToPath(
+  new URL('../../test/fixtures/pipewire/lab-timer-xrun-contexts.dmesg.txt', import.meta.url),
+);
+
+test('period interrupt, PipeWire ioctl, cpu_stopper task and a status reader are told apart', () => {
+  const ds = xrunDetections(readFileSync(FIXTURE, 'utf8'));
+  assert.deepEqual(
+    ds.map((d) => [d.context, d.via, d.comm, d.pid]),
+    [
+      ['period-interrupt', 'snd_pcm_period_elapsed', 'node', 180],
+      ['ioctl', 'snd_pcm_delay', 'pipewire', 122],
+      // The analyzer keeps no frames after a `Stopper:` line: the raw lines still show the IRQ.
+      ['period-interrupt', 'snd_pcm_period_elapsed', 'migration/0', 15],
+      ['proc-status', 'snd_pcm_substream_proc_status_read', 'node', 180],
+    ],
+  );
+  const sum = summariseDetections(ds);
+  assert.equal(sum.total, 4);
+  assert.deepEqual(sum.processContextComms, {
+    'pipewire via snd_pcm_delay': 1,
+    'node via snd_pcm_substream_proc_status_read': 1,
+  });
+});
+
+test('a log without XRUN dumps has no detections', () => {
+  assert.deepEqual(xrunDetections('[    1.0] snd_dummy: loaded\n'), []);
+});
