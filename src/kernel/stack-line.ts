@@ -93,8 +93,11 @@ const SKIP_RES: RegExp[] = [
 
 const CPU_LINE_RE =
   /^(?:CPU: ?\d+ (?:UID: \d+ )?PID: ?\d+|Pid: \d+, comm:|CPU \d+\s*$|CPU: \d+ UID)/;
+// The lines lib/dump_stack.c's dump_stack_print_info() prints after the CPU line: the machine,
+// then print_worker_info() (Workqueue:), print_stop_info() (Stopper: over migration/N, since
+// 5.8) and print_scx_info() (Sched_ext:).
 const CONTEXT_RE =
-  /^(?:Hardware name:|Workqueue:|Call Trace:?\s*$|Call trace:\s*$|Call Trace:|Tainted:|Modules linked in:|Stack trace:|Backtrace:|Sched_ext:|Comm:)/;
+  /^(?:Hardware name:|Workqueue:|Stopper:|Call Trace:?\s*$|Call trace:\s*$|Call Trace:|Tainted:|Modules linked in:|Stack trace:|Backtrace:|Sched_ext:|Comm:)/;
 
 function frameFromParts(
   sym: string | undefined,
