@@ -69,7 +69,7 @@ try {
   const store = openFleetStore(db);
   t0 = process.hrtime.bigint();
   const cpu0 = process.cpuUsage();
-  const report = ingestFiles(store, files);
+  const report = await ingestFiles(store, files);
   const ingestS = secs(t0);
   const cpu = process.cpuUsage(cpu0);
   // CPU seconds (user + system) the ingest itself used: on a shared, busy machine the wall
@@ -82,7 +82,7 @@ try {
 
   // 4. Incremental rerun: nothing changed, nothing re-read.
   t0 = process.hrtime.bigint();
-  const rerun = ingestFiles(store, listBundleFiles([inbox]));
+  const rerun = await ingestFiles(store, listBundleFiles([inbox]));
   const rerunS = secs(t0);
 
   // 5. Ranking queries.

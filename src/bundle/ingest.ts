@@ -11,7 +11,13 @@ import { escapeControlChars } from '../text/untrusted-text.js';
 import { bundleHash } from './content-hash.js';
 import { MAX_BUNDLE_BYTES, parseBundleBytes, readBundleFileBytes } from './read.js';
 import type { Bundle } from './schema.js';
-import type { FleetStore, IngestItem, SignFrames } from './store.js';
+import type { IngestItem, IngestResult, SignFrames } from './store.js';
+
+/** What ingest needs of a store: the FleetBackend contract's write side, sync or async. */
+export interface IngestTarget {
+  isKnownFile(path: string, size: number, mtimeMs: number): boolean | Promise<boolean>;
+  ingest(items: IngestItem[], nowMs: number): IngestResult | Promise<IngestResult>;
+}
 
 /** Bundles per transaction: large enough that commit cost is amortised (~1 fsync per 500). */
 export const INGEST_BATCH = 500;
@@ -126,19 +132,19 @@ function resigned(bundle: Bundle, sign: SignFrames, rulesVersion: string): Bundl
  * fleet (aggregate, --watch, serve's inbox), so validation, dedup and quarantine behave
  * the same everywhere.
  */
-export function ingestFiles(
-  store: FleetStore,
+export async function ingestFiles(
+  store: IngestTarget,
   files: string[],
   options: IngestOptions = {},
   fs: typeof nodeFs = nodeFs,
-): IngestReport {
+): Promise<IngestReport> {
   const report: IngestReport = { files: 0, added: 0, duplicates: 0, unchanged: 0, skipped: [] };
   const batchSize = options.batchSize ?? INGEST_BATCH;
   const now = options.now ?? Date.now;
   let batch: IngestItem[] = [];
-  const flush = (): void => {
+  const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    const r = store.ingest(batch, now());
+    const r = await store.ingest(batch, now());
     report.added += r.added;
     report.duplicates += r.duplicates;
     batch = [];
@@ -193,7 +199,7 @@ export function ingestFiles(
       );
       continue;
     }
-    if (store.isKnownFile(file, st.size, st.mtimeMs)) {
+    if (await store.isKnownFile(file, st.size, st.mtimeMs)) {
       report.unchanged++;
       continue;
     }
@@ -233,9 +239,9 @@ export function ingestFiles(
       source: file,
       file: { path: file, size: read.size, mtimeMs: read.mtimeMs },
     });
-    if (batch.length >= batchSize) flush();
+    if (batch.length >= batchSize) await flush();
   }
-  flush();
+  await flush();
   return report;
 }
 

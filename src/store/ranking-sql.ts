@@ -19,8 +19,11 @@ export interface RankingSql {
   rulesVersions: string;
 }
 
-/** The four ranking queries for a grouping and an optional --since placeholder. */
-export function rankingSql(by: GroupBy | null, since: string | null): RankingSql {
+/**
+ * The four ranking queries for a grouping and an optional --since placeholder. `collate` makes
+ * text MIN/ORDER BY compare bytes as SQLite does (PostgreSQL: ' COLLATE "C"').
+ */
+export function rankingSql(by: GroupBy | null, since: string | null, collate = ''): RankingSql {
   const key = EVENT_KEY[by ?? 'none'];
   const sinceSql = since === null ? '' : `AND b.created_ms >= ${since}`;
   const eSince = since === null ? '' : `AND created_ms >= ${since}`;
@@ -47,7 +50,7 @@ export function rankingSql(by: GroupBy | null, since: string | null): RankingSql
            stack_id AS stack, function, module FROM rollup`
       : `SELECT ${key} AS grp, class, signature, kernel_release AS kernel, driver, preempt,
            load_kind AS load, COUNT(*) AS n, MIN(created_ms) AS first, MAX(created_ms) AS last,
-           MAX(stack_id) AS stack, MIN(function) AS function, MIN(module) AS module
+           MAX(stack_id) AS stack, MIN(function${collate}) AS function, MIN(module${collate}) AS module
          FROM events WHERE TRUE ${eSince}
          GROUP BY ${by === null ? '' : `${key}, `}class, signature, kernel_release, driver, preempt, load_kind`;
   const machines =
@@ -60,6 +63,6 @@ export function rankingSql(by: GroupBy | null, since: string | null): RankingSql
         : `SELECT ${key} AS grp, signature, COUNT(DISTINCT machine) AS machines
            FROM rollup_machines GROUP BY ${key}, signature`;
   const rulesVersions = `SELECT rules_version AS value, COUNT(*) AS count FROM bundles b
-       WHERE TRUE ${sinceSql} GROUP BY rules_version ORDER BY count DESC, value`;
+       WHERE TRUE ${sinceSql} GROUP BY rules_version ORDER BY count DESC, rules_version${collate}`;
   return { groups: groups[by ?? 'none'], facets, machines, rulesVersions };
 }
