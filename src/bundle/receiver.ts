@@ -483,7 +483,14 @@ export function createUploadHandler(
       const stored = options.store ? await options.store.stored(onDisk ?? target) : 'added';
       if (stored === 'duplicate') {
         send(res, 200, { status: 'duplicate', id: hash });
-        result({ status: 200, outcome: 'duplicate', client, id: hash, bytes: body.length, ...waited });
+        result({
+          status: 200,
+          outcome: 'duplicate',
+          client,
+          id: hash,
+          bytes: body.length,
+          ...waited,
+        });
         return;
       }
       send(res, 201, { status: 'accepted', id: hash });

@@ -43,6 +43,9 @@ test('X-Forwarded-For is believed only from a trusted proxy, read right to left'
 
 test('--trust-proxy names addresses only', () => {
   assert.deepEqual([...parseTrustedProxies('10.0.0.1,[::1]')], ['10.0.0.1', '0:0:0:0:0:0:0:1']);
-  assert.throws(() => parseTrustedProxies('10.0.0.1,proxy.example'), /"proxy.example" is not an IP address/);
+  assert.throws(
+    () => parseTrustedProxies('10.0.0.1,proxy.example'),
+    /"proxy.example" is not an IP address/,
+  );
   assert.throws(() => parseTrustedProxies('300.1.1.1'), /not an IP address/);
 });

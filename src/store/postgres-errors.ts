@@ -17,7 +17,17 @@ export function isTransientConnectionError(err: unknown): boolean {
   const code = codeOf(err);
   if (code !== undefined) {
     if (/^(08|57P0[1-3])/.test(code)) return true; // connection exception, admin/crash shutdown, cannot connect now
-    if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code))
+    if (
+      [
+        'ECONNREFUSED',
+        'ECONNRESET',
+        'EPIPE',
+        'ETIMEDOUT',
+        'EHOSTUNREACH',
+        'ENOTFOUND',
+        'EAI_AGAIN',
+      ].includes(code)
+    )
       return code !== 'ENOTFOUND';
   }
   const msg = err instanceof Error ? err.message : '';

@@ -39,7 +39,10 @@ export async function applyMigrations(pool: pg.Pool): Promise<number[]> {
       await c.query('BEGIN');
       try {
         await c.query(m.sql);
-        await c.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+        await c.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [
+          m.version,
+          m.name,
+        ]);
         await c.query('COMMIT');
       } catch (err) {
         await c.query('ROLLBACK');
@@ -49,7 +52,9 @@ export async function applyMigrations(pool: pg.Pool): Promise<number[]> {
     }
     return applied;
   } finally {
-    await c.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()]).catch(() => undefined);
+    await c
+      .query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY.toString()])
+      .catch(() => undefined);
     c.release();
   }
 }

@@ -22,12 +22,7 @@ import type {
 } from '../bundle/store.js';
 import type { FleetBackend } from './fleet-backend.js';
 import { applyMigrations } from './postgres-migrate.js';
-import {
-  buildRanking,
-  type FacetRow,
-  type GroupRow,
-  type MachineRow,
-} from './ranking-build.js';
+import { buildRanking, type FacetRow, type GroupRow, type MachineRow } from './ranking-build.js';
 import { rankingSql } from './ranking-sql.js';
 import { isRetryable, isTransientConnectionError, describePgError } from './postgres-errors.js';
 
@@ -205,9 +200,15 @@ export class PostgresFleetStore implements FleetBackend {
     const claims = [...firstByHash.values()].sort((a, b) =>
       a.item.hash < b.item.hash ? -1 : a.item.hash > b.item.hash ? 1 : 0,
     );
-    const filesByPath = new Map<string, { path: string; size: number; mtimeMs: number; hash: string }>();
-    for (const { item } of rowsOf) if (item.file) filesByPath.set(item.file.path, { ...item.file, hash: item.hash });
-    const files = [...filesByPath.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const filesByPath = new Map<
+      string,
+      { path: string; size: number; mtimeMs: number; hash: string }
+    >();
+    for (const { item } of rowsOf)
+      if (item.file) filesByPath.set(item.file.path, { ...item.file, hash: item.hash });
+    const files = [...filesByPath.values()].sort((a, b) =>
+      a.path < b.path ? -1 : a.path > b.path ? 1 : 0,
+    );
 
     // Dictionary entries first, outside the batch's transaction (content-keyed, committed at
     // once): a batch never holds one pooled connection while waiting for another.
@@ -287,7 +288,10 @@ export class PostgresFleetStore implements FleetBackend {
   /** Drivers, phases, events and rollup increments of the bundles this batch claimed. */
   private async writeWinnerRows(
     c: pg.PoolClient,
-    winners: { item: IngestItem; rows: { bundle: ReturnType<typeof bundleToRows>['bundle']; events: EventRow[] } }[],
+    winners: {
+      item: IngestItem;
+      rows: { bundle: ReturnType<typeof bundleToRows>['bundle']; events: EventRow[] };
+    }[],
     idOf: Map<string, number>,
     stackIds: Map<string, number>,
     machineIds: Map<string, number>,
@@ -323,8 +327,21 @@ export class PostgresFleetStore implements FleetBackend {
       for (const e of rows.events) {
         const stack = stackIds.get(e.framesJson)!;
         const vals = [
-          id, e.idx, e.kind, e.class, e.function, e.module, e.signature, e.phase, e.loadKind,
-          e.driver, stack, machine, b.kernelRelease, b.preempt, b.createdMs,
+          id,
+          e.idx,
+          e.kind,
+          e.class,
+          e.function,
+          e.module,
+          e.signature,
+          e.phase,
+          e.loadKind,
+          e.driver,
+          stack,
+          machine,
+          b.kernelRelease,
+          b.preempt,
+          b.createdMs,
         ];
         for (let i = 0; i < 15; i++) ev[i]!.push(vals[i]);
         const sig = e.signature ?? '';
@@ -337,7 +354,15 @@ export class PostgresFleetStore implements FleetBackend {
           if (b.createdMs > r.last) r.last = b.createdMs;
           if (stack > r.stack) r.stack = stack;
         } else {
-          rollups.set(k, { key, n: 1, first: b.createdMs, last: b.createdMs, stack, fn: e.function, mod: e.module });
+          rollups.set(k, {
+            key,
+            n: 1,
+            first: b.createdMs,
+            last: b.createdMs,
+            stack,
+            fn: e.function,
+            mod: e.module,
+          });
         }
         if (e.class === 'kernel' && e.signature !== null) {
           const mk = [sig, b.kernelRelease, e.driver, b.preempt, e.loadKind, machine] as const;
@@ -439,10 +464,16 @@ export class PostgresFleetStore implements FleetBackend {
       try {
         await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         const groups = (await c.query<GroupRow>(sql.groups, params)).rows;
-        const facets = (await c.query<FacetRow>({ text: sql.facets, values: params, rowMode: 'array' })).rows;
-        const machines = (await c.query<MachineRow>({ text: sql.machines, values: params, rowMode: 'array' })).rows;
+        const facets = (
+          await c.query<FacetRow>({ text: sql.facets, values: params, rowMode: 'array' })
+        ).rows;
+        const machines = (
+          await c.query<MachineRow>({ text: sql.machines, values: params, rowMode: 'array' })
+        ).rows;
         const rulesVersions = (await c.query<ValueCount>(sql.rulesVersions, params)).rows;
-        const rv = await c.query<{ value: string }>("SELECT value FROM meta WHERE key = 'rules_version'");
+        const rv = await c.query<{ value: string }>(
+          "SELECT value FROM meta WHERE key = 'rules_version'",
+        );
         const pending = buildRanking({
           by,
           sinceMs: since,
@@ -469,11 +500,22 @@ export class PostgresFleetStore implements FleetBackend {
    * Recomputes every stored event's offender from its frames with the current rules, in one
    * transaction that holds off concurrent ingests (the rollups are rebuilt from the events).
    */
-  async resign(sign: SignFrames, rulesVersion: string): Promise<{ stacks: number; events: number }> {
+  async resign(
+    sign: SignFrames,
+    rulesVersion: string,
+  ): Promise<{ stacks: number; events: number }> {
     return this.transaction(async (c) => {
-      await c.query('LOCK TABLE bundles, events, rollup, rollup_machines, rollup_sig_machines IN SHARE ROW EXCLUSIVE MODE');
+      await c.query(
+        'LOCK TABLE bundles, events, rollup, rollup_machines, rollup_sig_machines IN SHARE ROW EXCLUSIVE MODE',
+      );
       const stacks = await c.query<{ id: number; frames: string }>('SELECT id, frames FROM stacks');
-      const cols: [number[], string[], (string | null)[], (string | null)[], (string | null)[]] = [[], [], [], [], []];
+      const cols: [number[], string[], (string | null)[], (string | null)[], (string | null)[]] = [
+        [],
+        [],
+        [],
+        [],
+        [],
+      ];
       for (const s of stacks.rows) {
         const o = sign(JSON.parse(s.frames) as string[]);
         cols[0].push(s.id);
@@ -523,10 +565,14 @@ export class PostgresFleetStore implements FleetBackend {
 function wrap(err: unknown, label: string): unknown {
   if (err instanceof XrunhuntError) return err;
   if (isTransientConnectionError(err)) {
-    return new XrunhuntError('resource', `the fleet store ${label} is unreachable: ${describePgError(err)}`, {
-      hint: 'check that PostgreSQL is running and reachable, then run again',
-      cause: err,
-    });
+    return new XrunhuntError(
+      'resource',
+      `the fleet store ${label} is unreachable: ${describePgError(err)}`,
+      {
+        hint: 'check that PostgreSQL is running and reachable, then run again',
+        cause: err,
+      },
+    );
   }
   return err;
 }
@@ -556,10 +602,14 @@ export async function openPostgresStore(
   } catch (err) {
     await pool.end().catch(() => undefined);
     if (err instanceof XrunhuntError) throw err;
-    throw new XrunhuntError('resource', `cannot open the fleet store ${label}: ${describePgError(err)}`, {
-      hint: 'check the URL (host, port, database, user; the password in the URL, ~/.pgpass or $PGPASSWORD) and that PostgreSQL is running',
-      cause: err,
-    });
+    throw new XrunhuntError(
+      'resource',
+      `cannot open the fleet store ${label}: ${describePgError(err)}`,
+      {
+        hint: 'check the URL (host, port, database, user; the password in the URL, ~/.pgpass or $PGPASSWORD) and that PostgreSQL is running',
+        cause: err,
+      },
+    );
   }
   return new PostgresFleetStore(pool, label, options);
 }

@@ -119,7 +119,21 @@ export function buildRanking(rows: RankingRows): PendingRanking {
   };
 
   const accs = new Map<string, Acc>();
-  for (const [grp, cls, signature, kernel, driver, preempt, load, n, first, last, stack, fn, mod] of rows.facets) {
+  for (const [
+    grp,
+    cls,
+    signature,
+    kernel,
+    driver,
+    preempt,
+    load,
+    n,
+    first,
+    last,
+    stack,
+    fn,
+    mod,
+  ] of rows.facets) {
     const g = groupOf(grp);
     if (cls in g.classes) g.classes[cls as keyof RankingGroup['classes']] += n;
     if (cls !== 'kernel' || signature === null) continue;
@@ -181,26 +195,24 @@ export function buildRanking(rows: RankingRows): PendingRanking {
     finish(framesOf): FleetRanking {
       for (const [grp, keep] of kept) {
         const g = groupOf(grp);
-        g.signatures = keep.map(
-          (r): SignatureRank => ({
-            signature: r.signature,
-            function: r.function,
-            module: r.module,
-            incidents: r.incidents,
-            machines: r.machines,
-            perMachineHour: g.playbackHours > 0 ? r.incidents / g.playbackHours : 0,
-            share: g.classes.kernel > 0 ? r.incidents / g.classes.kernel : 0,
-            kernels: {
-              first: { release: r.first.release, at: isoOf(r.first.ms) },
-              last: { release: r.last.release, at: isoOf(r.last.ms) },
-              list: sortedCounts(r.kernels),
-            },
-            drivers: sortedCounts(r.drivers),
-            preempts: sortedCounts(r.preempts),
-            loads: sortedCounts(r.loads),
-            exampleStack: JSON.parse(framesOf.get(r.stack) ?? '[]') as string[],
-          }),
-        );
+        g.signatures = keep.map((r): SignatureRank => ({
+          signature: r.signature,
+          function: r.function,
+          module: r.module,
+          incidents: r.incidents,
+          machines: r.machines,
+          perMachineHour: g.playbackHours > 0 ? r.incidents / g.playbackHours : 0,
+          share: g.classes.kernel > 0 ? r.incidents / g.classes.kernel : 0,
+          kernels: {
+            first: { release: r.first.release, at: isoOf(r.first.ms) },
+            last: { release: r.last.release, at: isoOf(r.last.ms) },
+            list: sortedCounts(r.kernels),
+          },
+          drivers: sortedCounts(r.drivers),
+          preempts: sortedCounts(r.preempts),
+          loads: sortedCounts(r.loads),
+          exampleStack: JSON.parse(framesOf.get(r.stack) ?? '[]') as string[],
+        }));
       }
       const ordered = [...groups.values()].sort(
         (a, b) =>

@@ -4,8 +4,7 @@
 import { UsageError } from '../errors.js';
 
 export type StoreSpec =
-  | { kind: 'sqlite'; path: string }
-  | { kind: 'postgres'; url: string; label: string };
+  { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string; label: string };
 
 /** The URL with its password replaced by "***" (for messages, logs and JSON output). */
 export function redactUrl(url: string): string {
@@ -37,7 +36,8 @@ export function parsePostgresUrl(text: string, origin: string): { url: string; l
   }
   const socketHost = u.searchParams.get('host');
   if (!u.hostname && !socketHost) throw bad('no host (postgres://USER@HOST/DATABASE)');
-  if (u.port && (Number(u.port) < 1 || Number(u.port) > 65535)) throw bad(`port ${u.port} is out of range`);
+  if (u.port && (Number(u.port) < 1 || Number(u.port) > 65535))
+    throw bad(`port ${u.port} is out of range`);
   const db = decodeURIComponent(u.pathname.replace(/^\//, ''));
   if (!db) throw bad('no database name after the host (…/DATABASE)');
   if (db.includes('/')) throw bad(`the database name "${db}" contains "/"`);
@@ -58,7 +58,9 @@ export function resolveStoreSpec(o: {
   const text = fromFlag ? o.store : o.env['XRUNHUNT_STORE'];
   const origin = fromFlag ? '--store' : '$XRUNHUNT_STORE';
   if (text === undefined || text === '') return { kind: 'sqlite', path: o.sqlitePath() };
-  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return { kind: 'postgres', ...parsePostgresUrl(text, origin) };
-  if (/^(sqlite|file):/i.test(text)) return { kind: 'sqlite', path: text.replace(/^(sqlite|file):(\/\/)?/i, '') };
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(text))
+    return { kind: 'postgres', ...parsePostgresUrl(text, origin) };
+  if (/^(sqlite|file):/i.test(text))
+    return { kind: 'sqlite', path: text.replace(/^(sqlite|file):(\/\/)?/i, '') };
   return { kind: 'sqlite', path: text };
 }

@@ -20,7 +20,11 @@ import { postgresSkip, startTestPostgres, type TestPostgres } from '../helpers/p
 
 const ext4 = (): Bundle => validateBundle(fixtureJson('session-ext4-writeback.json'));
 const lab = (): Bundle => validateBundle(fixtureJson('session-lab-test-lockup.json.gz'));
-const item = (b: Bundle, source = 'test'): IngestItem => ({ bundle: b, hash: bundleHash(b), source });
+const item = (b: Bundle, source = 'test'): IngestItem => ({
+  bundle: b,
+  hash: bundleHash(b),
+  source,
+});
 
 const skip = postgresSkip();
 let pgServer: TestPostgres | undefined;
@@ -47,7 +51,10 @@ const BACKENDS: { name: string; skip: string | false; open: () => Promise<FleetB
   },
 ];
 
-async function withStore(open: () => Promise<FleetBackend>, fn: (s: FleetBackend) => Promise<void>): Promise<void> {
+async function withStore(
+  open: () => Promise<FleetBackend>,
+  fn: (s: FleetBackend) => Promise<void>,
+): Promise<void> {
   const s = await open();
   try {
     await fn(s);
@@ -61,7 +68,10 @@ for (const backend of BACKENDS) {
     test('the same bundle counts once, in one batch or across batches', () =>
       withStore(backend.open, async (s) => {
         const a = ext4();
-        assert.deepEqual(await s.ingest([item(a), item(structuredClone(a))], 0), { added: 1, duplicates: 1 });
+        assert.deepEqual(await s.ingest([item(a), item(structuredClone(a))], 0), {
+          added: 1,
+          duplicates: 1,
+        });
         assert.deepEqual(await s.ingest([item(a)], 0), { added: 0, duplicates: 1 });
         assert.equal(await s.count(), 1);
         assert.equal(await s.hasBundle(bundleHash(a)), true);
@@ -90,8 +100,14 @@ for (const backend of BACKENDS) {
         assert.equal(first!.share, 4 / 7);
         const hours = (70_000 + 70_000 + 25_000) / 3_600_000;
         assert.ok(Math.abs(first!.perMachineHour - 4 / hours) < 1e-9);
-        assert.deepEqual(first!.kernels.first, { release: '6.1.0-28-amd64', at: '2026-11-20T18:42:07.311Z' });
-        assert.deepEqual(first!.kernels.last, { release: '6.1.0-30-amd64', at: '2026-11-25T10:00:00.000Z' });
+        assert.deepEqual(first!.kernels.first, {
+          release: '6.1.0-28-amd64',
+          at: '2026-11-20T18:42:07.311Z',
+        });
+        assert.deepEqual(first!.kernels.last, {
+          release: '6.1.0-30-amd64',
+          at: '2026-11-25T10:00:00.000Z',
+        });
         assert.deepEqual(first!.drivers, [{ value: 'snd_hda_intel', count: 4 }]);
         assert.ok(first!.exampleStack.includes('RIP: _raw_spin_unlock_irq'));
         assert.equal(second!.signature, 'test_unlock');
@@ -106,7 +122,11 @@ for (const backend of BACKENDS) {
         await s.ingest([item(ext4()), item(b), item(lab())], 0);
         const byPreempt = await s.rank({ by: 'preempt' });
         assert.deepEqual(
-          byPreempt.groups.map((g) => [g.key, g.bundles, g.signatures.map((x) => `${x.signature}:${x.incidents}`)]),
+          byPreempt.groups.map((g) => [
+            g.key,
+            g.bundles,
+            g.signatures.map((x) => `${x.signature}:${x.incidents}`),
+          ]),
           [
             ['full', 2, ['_raw_spin_unlock_irq | __filemap_add_folio:3', 'test_unlock:3']],
             ['voluntary', 1, ['_raw_spin_unlock_irq | __filemap_add_folio:3']],
@@ -141,7 +161,8 @@ for (const backend of BACKENDS) {
           ['caller:__filemap_add_folio', 'caller:test_lockup_init [test_lockup]'],
         );
         assert.deepEqual({ ...r, sinceMs: 0 }, await s.rank({ sinceMs: 0 }));
-        const none = () => ({ class: 'none', function: null, module: null, signature: null }) as const;
+        const none = () =>
+          ({ class: 'none', function: null, module: null, signature: null }) as const;
         assert.equal((await s.resign(none, '3')).events, 7);
         assert.equal((await s.resign(none, '3')).events, 0);
       }));
@@ -149,7 +170,10 @@ for (const backend of BACKENDS) {
     test('files already ingested are known by path, size and mtime', () =>
       withStore(backend.open, async (s) => {
         const a = ext4();
-        await s.ingest([{ ...item(a), file: { path: '/inbox/a.json', size: 10, mtimeMs: 1.5 } }], 0);
+        await s.ingest(
+          [{ ...item(a), file: { path: '/inbox/a.json', size: 10, mtimeMs: 1.5 } }],
+          0,
+        );
         assert.equal(await s.isKnownFile('/inbox/a.json', 10, 1.5), true);
         assert.equal(await s.isKnownFile('/inbox/a.json', 11, 1.5), false);
       }));

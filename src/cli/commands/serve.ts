@@ -178,7 +178,9 @@ internet, and always use --token then. See docs/aggregate.md.`,
     };
     const { openFleetBackend } = await import('../../store/open-store.js');
     // Short reconnect window: an upload is answered within seconds, its file drained later.
-    const backend = spec ? await openFleetBackend(spec, { poolSize: 8, reconnectWindowMs: 2000 }) : null;
+    const backend = spec
+      ? await openFleetBackend(spec, { poolSize: 8, reconnectWindowMs: 2000 })
+      : null;
     const link = backend ? linkInboxToStore(backend, inbox, storeError) : null;
     const drained = link ? await link.drain() : null;
     const drainTimer = link
