@@ -17,7 +17,16 @@ import type { IngestItem, IngestResult, SignFrames } from './store.js';
 export interface IngestTarget {
   isKnownFile(path: string, size: number, mtimeMs: number): boolean | Promise<boolean>;
   ingest(items: IngestItem[], nowMs: number): IngestResult | Promise<IngestResult>;
+  /**
+   * Optional: which of these files are already ingested, in one round trip (a networked
+   * store answers a batch at once instead of one query per file). Keys: knownFileKey().
+   */
+  knownFiles?(files: { path: string; size: number; mtimeMs: number }[]): Promise<Set<string>>;
 }
+
+/** The key knownFiles answers with: path, size and mtime of a file. */
+export const knownFileKey = (path: string, size: number, mtimeMs: number): string =>
+  `${path}\u0000${size}\u0000${mtimeMs}`;
 
 /** Bundles per transaction: large enough that commit cost is amortised (~1 fsync per 500). */
 export const INGEST_BATCH = 500;
@@ -162,8 +171,21 @@ export async function ingestFiles(
     report.skipped.push(s);
     options.onSkip?.(s);
   };
-  for (const file of files) {
+  let known: Set<string> | null = null;
+  for (const [i, file] of files.entries()) {
     if (options.signal?.aborted) break;
+    if (store.knownFiles && i % batchSize === 0) {
+      const chunk: { path: string; size: number; mtimeMs: number }[] = [];
+      for (const path of files.slice(i, i + batchSize)) {
+        try {
+          const s = fs.statSync(path);
+          if (s.isFile()) chunk.push({ path, size: s.size, mtimeMs: s.mtimeMs });
+        } catch {
+          // looked at again (and reported) in the loop below
+        }
+      }
+      known = await store.knownFiles(chunk);
+    }
     report.files++;
     const name = displayName(file);
     let st: nodeFs.Stats;
@@ -199,7 +221,11 @@ export async function ingestFiles(
       );
       continue;
     }
-    if (await store.isKnownFile(file, st.size, st.mtimeMs)) {
+    if (
+      known !== null
+        ? known.has(knownFileKey(file, st.size, st.mtimeMs))
+        : await store.isKnownFile(file, st.size, st.mtimeMs)
+    ) {
       report.unchanged++;
       continue;
     }

@@ -15,6 +15,8 @@ export interface FleetBackend {
   readonly kind: 'sqlite' | 'postgres';
   /** Whether this exact file (path, size, mtime) was already ingested: skip reading it. */
   isKnownFile(path: string, size: number, mtimeMs: number): Promise<boolean>;
+  /** Optional batch form of isKnownFile (one round trip); keys from knownFileKey(). */
+  knownFiles?(files: { path: string; size: number; mtimeMs: number }[]): Promise<Set<string>>;
   /** Whether a bundle with this content hash is stored. */
   hasBundle(hash: string): Promise<boolean>;
   /** Stores a batch atomically; a bundle already stored (same hash) counts as a duplicate. */

@@ -114,6 +114,22 @@ CREATE TABLE files (
 INSERT INTO meta (key, value) VALUES ('schema_version', '1');
 `,
   },
+  {
+    version: 2,
+    name: 'card and capture backend per bundle and event (store schema 2, the web view filters)',
+    sql: `
+ALTER TABLE bundles ADD COLUMN capture_backend TEXT NOT NULL DEFAULT 'unknown';
+CREATE TABLE bundle_cards (
+  bundle_id BIGINT NOT NULL REFERENCES bundles (id),
+  card TEXT NOT NULL,
+  PRIMARY KEY (bundle_id, card)
+);
+ALTER TABLE events ADD COLUMN card TEXT NOT NULL DEFAULT 'unknown';
+ALTER TABLE events ADD COLUMN capture_backend TEXT NOT NULL DEFAULT 'unknown';
+INSERT INTO bundle_cards (bundle_id, card) SELECT id, 'unknown' FROM bundles;
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
+`,
+  },
 ];
 
 /** Advisory lock key taken while migrating ("xrunhunt" in ASCII, folded into a bigint). */

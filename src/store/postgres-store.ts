@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { XrunhuntError } from '../errors.js';
 import { bundleToRows, type EventRow } from '../bundle/fleet-rows.js';
+import { knownFileKey } from '../bundle/ingest.js';
 import type {
   FleetRanking,
   IngestItem,
@@ -117,6 +118,19 @@ export class PostgresFleetStore implements FleetBackend {
       }),
     );
     return r.rowCount !== null && r.rowCount > 0;
+  }
+
+  /** Which of these files are already ingested (one query for a whole batch of files). */
+  async knownFiles(files: { path: string; size: number; mtimeMs: number }[]): Promise<Set<string>> {
+    if (files.length === 0) return new Set();
+    const r = await this.retrying(() =>
+      this.pool.query<{ path: string; size: number; mtime_ms: number }>({
+        name: 'xrh_known_files',
+        text: 'SELECT path, size, mtime_ms FROM files WHERE path = ANY($1::text[])',
+        values: [files.map((f) => f.path)],
+      }),
+    );
+    return new Set(r.rows.map((x) => knownFileKey(x.path, x.size, x.mtime_ms)));
   }
 
   async hasBundle(hash: string): Promise<boolean> {
@@ -233,12 +247,12 @@ export class PostgresFleetStore implements FleetBackend {
         name: 'xrh_claim_bundles',
         text: `INSERT INTO bundles (hash, machine_id, kind, created_at, created_ms, ingested_ms,
                  kernel_release, preempt, arch, drivers, playback_ms, duration_ms, xruns,
-                 kernel_events, rules_version, tool_version, source)
-               SELECT h, m, k, ca, cm, $6, kr, pr, ar, dr, pb, du, xr, ke, rv, tv, so
+                 kernel_events, rules_version, tool_version, source, capture_backend)
+               SELECT h, m, k, ca, cm, $6, kr, pr, ar, dr, pb, du, xr, ke, rv, tv, so, cb
                FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[],
                  $7::text[], $8::text[], $9::text[], $10::text[], $11::float8[], $12::float8[],
-                 $13::int[], $14::int[], $15::text[], $16::text[], $17::text[])
-                 AS t(h, m, k, ca, cm, kr, pr, ar, dr, pb, du, xr, ke, rv, tv, so)
+                 $13::int[], $14::int[], $15::text[], $16::text[], $17::text[], $18::text[])
+                 AS t(h, m, k, ca, cm, kr, pr, ar, dr, pb, du, xr, ke, rv, tv, so, cb)
                ON CONFLICT (hash) DO NOTHING RETURNING id, hash`,
         values: [
           col('hash'),
@@ -258,6 +272,7 @@ export class PostgresFleetStore implements FleetBackend {
           col('rulesVersion'),
           col('toolVersion'),
           claims.map((x) => x.item.source),
+          col('captureBackend'),
         ],
       });
       if (files.length > 0) {
@@ -297,8 +312,9 @@ export class PostgresFleetStore implements FleetBackend {
     machineIds: Map<string, number>,
   ): Promise<void> {
     const drv: [number[], string[]] = [[], []];
+    const cards: [number[], string[]] = [[], []];
     const ph: [number[], string[], number[]] = [[], [], []];
-    const ev = Array.from({ length: 15 }, () => [] as unknown[]);
+    const ev = Array.from({ length: 17 }, () => [] as unknown[]);
     interface Roll {
       key: string[];
       n: number;
@@ -318,6 +334,10 @@ export class PostgresFleetStore implements FleetBackend {
       for (const d of new Set(item.bundle.host.cards.map((x) => x.driver))) {
         drv[0].push(id);
         drv[1].push(d);
+      }
+      for (const card of b.cards) {
+        cards[0].push(id);
+        cards[1].push(card);
       }
       for (const p of item.bundle.phases) {
         ph[0].push(id);
@@ -342,8 +362,10 @@ export class PostgresFleetStore implements FleetBackend {
           b.kernelRelease,
           b.preempt,
           b.createdMs,
+          e.card,
+          b.captureBackend,
         ];
-        for (let i = 0; i < 15; i++) ev[i]!.push(vals[i]);
+        for (let i = 0; i < 17; i++) ev[i]!.push(vals[i]);
         const sig = e.signature ?? '';
         const key = [e.class, sig, b.kernelRelease, e.driver, b.preempt, e.loadKind];
         const k = key.join('\u0000');
@@ -378,6 +400,13 @@ export class PostgresFleetStore implements FleetBackend {
                ON CONFLICT DO NOTHING`,
         values: drv,
       });
+    if (cards[0].length)
+      await c.query({
+        name: 'xrh_insert_cards',
+        text: `INSERT INTO bundle_cards (bundle_id, card) SELECT * FROM unnest($1::bigint[], $2::text[])
+               ON CONFLICT DO NOTHING`,
+        values: cards,
+      });
     if (ph[0].length)
       await c.query({
         name: 'xrh_insert_phases',
@@ -388,10 +417,11 @@ export class PostgresFleetStore implements FleetBackend {
       await c.query({
         name: 'xrh_insert_events',
         text: `INSERT INTO events (bundle_id, idx, kind, class, function, module, signature, phase,
-                 load_kind, driver, stack_id, machine, kernel_release, preempt, created_ms)
+                 load_kind, driver, stack_id, machine, kernel_release, preempt, created_ms, card,
+                 capture_backend)
                SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[],
                  $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[],
-                 $12::bigint[], $13::text[], $14::text[], $15::bigint[])`,
+                 $12::bigint[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[])`,
         values: ev,
       });
     // Rollups last and in key order: their row locks are the ones writers share, held only

@@ -30,6 +30,7 @@ const skip = postgresSkip();
 let pgServer: TestPostgres | undefined;
 const tmp = mkdtempSync(join(tmpdir(), 'xrh-contract-'));
 let n = 0;
+const pgUrls: string[] = [];
 
 before(async () => {
   if (!skip) pgServer = await startTestPostgres();
@@ -46,6 +47,7 @@ const BACKENDS: { name: string; skip: string | false; open: () => Promise<FleetB
     skip,
     open: async () => {
       const url = pgServer!.createDatabase();
+      pgUrls.push(url);
       return openPostgresStore(url, redactUrl(url));
     },
   },
@@ -207,3 +209,43 @@ describe('both backends fed the same synthetic fleet rank identically', { skip }
     }
   });
 });
+
+describe(
+  'schema 2 columns (card, capture backend) hold the same values in both backends',
+  { skip },
+  () => {
+    test('events per card and backend, and bundle cards, match', async () => {
+      const items = Array.from({ length: 300 }, (_, i) => item(syntheticBundle(ext4(), i, 40)));
+      items.push(item(lab()));
+      const [lite, pgStore] = await Promise.all(BACKENDS.map((b) => b.open()));
+      try {
+        await lite!.ingest(items, 0);
+        await pgStore!.ingest(items, 0);
+        const queries = [
+          'SELECT card, capture_backend, COUNT(*) AS n FROM events GROUP BY card, capture_backend ORDER BY card, capture_backend',
+          'SELECT capture_backend, COUNT(*) AS n FROM bundles GROUP BY capture_backend ORDER BY capture_backend',
+          'SELECT card, COUNT(*) AS n FROM bundle_cards GROUP BY card ORDER BY card',
+        ];
+        const { default: Database } = await import('better-sqlite3');
+        const db = new Database(lite!.label, { readonly: true });
+        const { default: pg } = await import('pg');
+        const client = new pg.Client({ connectionString: pgUrls.at(-1)! });
+        await client.connect();
+        try {
+          for (const q of queries) {
+            const want = db.prepare(q).all() as Record<string, unknown>[];
+            const got = (await client.query(q.replace(/COUNT\(\*\)/, 'COUNT(*)::int'))).rows;
+            assert.ok(want.length > 0, q);
+            assert.deepEqual(got, want, q);
+          }
+        } finally {
+          db.close();
+          await client.end();
+        }
+      } finally {
+        await lite!.close();
+        await pgStore!.close();
+      }
+    });
+  },
+);

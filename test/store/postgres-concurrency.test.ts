@@ -98,6 +98,7 @@ test(
 );
 
 test('8 stores starting at once on an empty database migrate exactly once', { skip }, async () => {
+  const { MIGRATIONS } = await import('../../src/store/postgres-schema.js');
   const url = server!.createDatabase();
   const stores = await Promise.all(
     Array.from({ length: 8 }, () => openPostgresStore(url, 'pg', { poolSize: 1 })),
@@ -110,6 +111,48 @@ test('8 stores starting at once on an empty database migrate exactly once', { sk
   await c.end();
   assert.deepEqual(
     r.rows.map((x: { version: number }) => x.version),
-    [1],
+    MIGRATIONS.map((m) => m.version),
   );
 });
+
+test(
+  'a schema-1 database is migrated to 2 in place on open; a newer one is refused',
+  { skip },
+  async () => {
+    const { MIGRATIONS } = await import('../../src/store/postgres-schema.js');
+    const { default: pg } = await import('pg');
+    const url = server!.createDatabase();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      await c.query(
+        'CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+      );
+      await c.query(MIGRATIONS[0]!.sql);
+      await c.query("INSERT INTO schema_migrations (version, name) VALUES (1, 'v1')");
+      await c.query(`INSERT INTO bundles (hash, machine_id, kind, created_at, created_ms, ingested_ms,
+      kernel_release, preempt, arch, drivers, playback_ms, duration_ms, xruns, kernel_events,
+      rules_version, tool_version, source) VALUES ('h1', 'm', 'session', 'x', 0, 0, 'k', 'full',
+      'x86_64', 'snd_dummy', 1, 1, 0, 0, '1', '0', 's')`);
+      const s = await openPostgresStore(url, 'pg');
+      assert.equal(await s.count(), 1);
+      await s.close();
+      const v = await c.query('SELECT version FROM schema_migrations ORDER BY version');
+      assert.deepEqual(
+        v.rows.map((r: { version: number }) => r.version),
+        [1, 2],
+      );
+      const cards = await c.query('SELECT card FROM bundle_cards');
+      assert.deepEqual(cards.rows, [{ card: 'unknown' }]);
+      const meta = await c.query("SELECT value FROM meta WHERE key = 'schema_version'");
+      assert.equal(meta.rows[0].value, '2');
+      await c.query("INSERT INTO schema_migrations (version, name) VALUES (99, 'future')");
+      await assert.rejects(
+        openPostgresStore(url, 'pg'),
+        /migrated by a newer xrunhunt \(schema 99\)/,
+      );
+    } finally {
+      await c.end();
+    }
+  },
+);
