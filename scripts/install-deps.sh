@@ -11,6 +11,8 @@
 #   tmux                            terminal tests of the dashboard
 #   chromium, fonts-dejavu-core     headless checks (and screenshots) of the HTML reports
 #   groff-base                      renders the generated man page in its test (warnings fail it)
+#   postgresql (15)                 the shared fleet store's tests start a throwaway cluster
+#                                   (initdb + pg_ctl from /usr/lib/postgresql/15/bin, no service)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +24,7 @@ PACKAGES=(
   tmux procps util-linux
   chromium fonts-dejavu-core
   groff-base
+  postgresql
 )
 
 missing=()

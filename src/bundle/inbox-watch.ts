@@ -14,8 +14,8 @@ import {
   mergeIngestReports,
   type IngestOptions,
   type IngestReport,
+  type IngestTarget,
 } from './ingest.js';
-import type { FleetStore } from './store.js';
 
 /** How long a file's size must stay unchanged before it is read (ms): a slow copy pauses < 1 s. */
 export const STABLE_MS = 1000;
@@ -26,8 +26,11 @@ export const BATCH_WINDOW_MS = 250;
 
 export interface InboxWatchOptions {
   signal: AbortSignal;
-  /** Called with new/changed bundle files, grouped by the inbox root they belong to. */
-  onFiles: (inbox: string, files: string[]) => void;
+  /**
+   * Called with new/changed bundle files, grouped by the inbox root they belong to. Calls run
+   * one after another: a batch is not handed over while the previous one is still ingesting.
+   */
+  onFiles: (inbox: string, files: string[]) => void | Promise<void>;
   onError?: (err: unknown) => void;
   stableMs?: number;
   /**
@@ -71,15 +74,15 @@ export async function watchInboxes(
   const watchers: FSWatcher[] = [];
   const pending = new Map<string, Set<string>>();
   let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
   const flush = (): void => {
     timer = undefined;
     for (const [root, files] of pending) {
       pending.delete(root);
-      try {
-        options.onFiles(root, [...files].sort());
-      } catch (err) {
-        options.onError?.(err);
-      }
+      const sorted = [...files].sort();
+      running = running
+        .then(() => options.onFiles(root, sorted))
+        .catch((err: unknown) => options.onError?.(err));
     }
   };
   const queue = (root: string, path: string): void => {
@@ -160,12 +163,12 @@ export async function watchInboxes(
  * half-written: they are left to the watcher's catch-up (read once their size settles),
  * never quarantined half-written.
  */
-export function ingestInboxesOnce(
-  store: FleetStore,
+export async function ingestInboxesOnce(
+  store: IngestTarget,
   roots: readonly string[],
   listedAtMs: number,
   options: Omit<IngestOptions, 'inbox'> = {},
-): IngestReport {
+): Promise<IngestReport> {
   const settled = (f: string): boolean => {
     try {
       return !isYoungInboxFile(statSync(f).mtimeMs, listedAtMs);
@@ -176,7 +179,10 @@ export function ingestInboxesOnce(
   let report = emptyIngestReport();
   for (const root of roots) {
     const files = listBundleFiles([root]).filter(settled);
-    report = mergeIngestReports(report, ingestFiles(store, files, { ...options, inbox: root }));
+    report = mergeIngestReports(
+      report,
+      await ingestFiles(store, files, { ...options, inbox: root }),
+    );
   }
   return report;
 }

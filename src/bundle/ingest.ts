@@ -11,7 +11,22 @@ import { escapeControlChars } from '../text/untrusted-text.js';
 import { bundleHash } from './content-hash.js';
 import { MAX_BUNDLE_BYTES, parseBundleBytes, readBundleFileBytes } from './read.js';
 import type { Bundle } from './schema.js';
-import type { FleetStore, IngestItem, SignFrames } from './store.js';
+import type { IngestItem, IngestResult, SignFrames } from './store.js';
+
+/** What ingest needs of a store: the FleetBackend contract's write side, sync or async. */
+export interface IngestTarget {
+  isKnownFile(path: string, size: number, mtimeMs: number): boolean | Promise<boolean>;
+  ingest(items: IngestItem[], nowMs: number): IngestResult | Promise<IngestResult>;
+  /**
+   * Optional: which of these files are already ingested, in one round trip (a networked
+   * store answers a batch at once instead of one query per file). Keys: knownFileKey().
+   */
+  knownFiles?(files: { path: string; size: number; mtimeMs: number }[]): Promise<Set<string>>;
+}
+
+/** The key knownFiles answers with: path, size and mtime of a file. */
+export const knownFileKey = (path: string, size: number, mtimeMs: number): string =>
+  `${path}\u0000${size}\u0000${mtimeMs}`;
 
 /** Bundles per transaction: large enough that commit cost is amortised (~1 fsync per 500). */
 export const INGEST_BATCH = 500;
@@ -126,19 +141,19 @@ function resigned(bundle: Bundle, sign: SignFrames, rulesVersion: string): Bundl
  * fleet (aggregate, --watch, serve's inbox), so validation, dedup and quarantine behave
  * the same everywhere.
  */
-export function ingestFiles(
-  store: FleetStore,
+export async function ingestFiles(
+  store: IngestTarget,
   files: string[],
   options: IngestOptions = {},
   fs: typeof nodeFs = nodeFs,
-): IngestReport {
+): Promise<IngestReport> {
   const report: IngestReport = { files: 0, added: 0, duplicates: 0, unchanged: 0, skipped: [] };
   const batchSize = options.batchSize ?? INGEST_BATCH;
   const now = options.now ?? Date.now;
   let batch: IngestItem[] = [];
-  const flush = (): void => {
+  const flush = async (): Promise<void> => {
     if (batch.length === 0) return;
-    const r = store.ingest(batch, now());
+    const r = await store.ingest(batch, now());
     report.added += r.added;
     report.duplicates += r.duplicates;
     batch = [];
@@ -156,8 +171,21 @@ export function ingestFiles(
     report.skipped.push(s);
     options.onSkip?.(s);
   };
-  for (const file of files) {
+  let known: Set<string> | null = null;
+  for (const [i, file] of files.entries()) {
     if (options.signal?.aborted) break;
+    if (store.knownFiles && i % batchSize === 0) {
+      const chunk: { path: string; size: number; mtimeMs: number }[] = [];
+      for (const path of files.slice(i, i + batchSize)) {
+        try {
+          const s = fs.statSync(path);
+          if (s.isFile()) chunk.push({ path, size: s.size, mtimeMs: s.mtimeMs });
+        } catch {
+          // looked at again (and reported) in the loop below
+        }
+      }
+      known = await store.knownFiles(chunk);
+    }
     report.files++;
     const name = displayName(file);
     let st: nodeFs.Stats;
@@ -193,7 +221,11 @@ export function ingestFiles(
       );
       continue;
     }
-    if (store.isKnownFile(file, st.size, st.mtimeMs)) {
+    if (
+      known !== null
+        ? known.has(knownFileKey(file, st.size, st.mtimeMs))
+        : await store.isKnownFile(file, st.size, st.mtimeMs)
+    ) {
       report.unchanged++;
       continue;
     }
@@ -233,9 +265,9 @@ export function ingestFiles(
       source: file,
       file: { path: file, size: read.size, mtimeMs: read.mtimeMs },
     });
-    if (batch.length >= batchSize) flush();
+    if (batch.length >= batchSize) await flush();
   }
-  flush();
+  await flush();
   return report;
 }
 

@@ -21,7 +21,7 @@ import { DEFAULT_BODY_DEADLINE, type BodyDeadlinePolicy } from '../net/body-dead
 import { readBodyBounded } from '../net/body-reader.js';
 import { gzipDeclaredSize, inflateBounded } from '../net/bounded-inflate.js';
 import { createByteBudget } from '../net/byte-budget.js';
-import { clientKey } from '../net/client-key.js';
+import { clientKey, forwardedClient } from '../net/client-key.js';
 import { createPerClientLimit } from '../net/per-client-limit.js';
 import { createSlowUploadRegistry } from '../net/slow-upload-registry.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
@@ -95,6 +95,21 @@ export interface ReceiverOptions {
   now?: () => number;
   /** Called once per answered upload request (for logs). */
   onResult?: (r: UploadResult) => void;
+  /** Proxies whose X-Forwarded-For names the client (--trust-proxy; net/client-key.ts). */
+  trustedProxies?: ReadonlySet<string>;
+  /** A shared fleet store: duplicates are judged by it, and accepted files ingested into it. */
+  store?: ReceiverStore;
+}
+
+/**
+ * What the receiver asks of a shared fleet store (serve --store). An upload is ACCEPTED once
+ * it is on disk in the inbox (written atomically, fsynced); `stored` then tries to ingest
+ * it: 'duplicate' when another receiver's copy won, 'deferred' when the store is unreachable
+ * (the file stays in the inbox and is ingested when it is back).
+ */
+export interface ReceiverStore {
+  hasBundle(hash: string): Promise<boolean>;
+  stored(file: string): Promise<'added' | 'duplicate' | 'deferred'>;
 }
 
 export type UploadOutcome = 'accepted' | 'duplicate' | 'rejected' | 'aborted' | 'failed';
@@ -250,8 +265,11 @@ export function createUploadHandler(
     };
   };
 
+  const trusted = options.trustedProxies ?? new Set<string>();
   return (req, res) => {
-    const client = req.socket.remoteAddress ?? 'unknown';
+    const client =
+      forwardedClient(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted) ??
+      'unknown';
     const url = req.url ?? '/';
     const path = url.split('?')[0];
     if (req.method === 'GET' && path === '/healthz') {
@@ -445,7 +463,10 @@ export function createUploadHandler(
       const name = `${hash}.${isGzip(body) ? 'json.gz' : 'json'}`;
       const target = join(options.inbox, name);
       const other = join(options.inbox, `${hash}.${isGzip(body) ? 'json' : 'json.gz'}`);
-      if (existsSync(target) || existsSync(other)) {
+      const known = options.store
+        ? await options.store.hasBundle(hash).catch(() => false)
+        : existsSync(target) || existsSync(other);
+      if (known) {
         send(res, 200, { status: 'duplicate', id: hash });
         result({
           status: 200,
@@ -457,7 +478,21 @@ export function createUploadHandler(
         });
         return;
       }
-      await writeFileAtomic(target, body);
+      const onDisk = existsSync(target) ? target : existsSync(other) ? other : null;
+      if (onDisk === null) await writeFileAtomic(target, body);
+      const stored = options.store ? await options.store.stored(onDisk ?? target) : 'added';
+      if (stored === 'duplicate') {
+        send(res, 200, { status: 'duplicate', id: hash });
+        result({
+          status: 200,
+          outcome: 'duplicate',
+          client,
+          id: hash,
+          bytes: body.length,
+          ...waited,
+        });
+        return;
+      }
       send(res, 201, { status: 'accepted', id: hash });
       result({ status: 201, outcome: 'accepted', client, id: hash, bytes: body.length, ...waited });
     } catch (err) {

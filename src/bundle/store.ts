@@ -12,10 +12,17 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { XrunhuntError } from '../errors.js';
 import { bundleToRows } from './fleet-rows.js';
+import {
+  buildRanking,
+  type FacetRow,
+  type GroupRow,
+  type MachineRow,
+} from '../store/ranking-build.js';
+import { rankingSql } from '../store/ranking-sql.js';
 import type { Bundle, BundleEventOffender } from './schema.js';
 
 /** Store schema version (the tables below); bumped with a migration when they change. */
-export const STORE_SCHEMA_VERSION = 1;
+export const STORE_SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,13 +44,19 @@ CREATE TABLE IF NOT EXISTS bundles (
   kernel_events INTEGER NOT NULL,
   rules_version TEXT NOT NULL,
   tool_version TEXT NOT NULL,
-  source TEXT NOT NULL
+  source TEXT NOT NULL,
+  capture_backend TEXT NOT NULL DEFAULT 'unknown'
 );
 CREATE INDEX IF NOT EXISTS bundles_created ON bundles (created_ms);
 CREATE TABLE IF NOT EXISTS bundle_drivers (
   bundle_id INTEGER NOT NULL REFERENCES bundles (id),
   driver TEXT NOT NULL,
   PRIMARY KEY (bundle_id, driver)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS bundle_cards (
+  bundle_id INTEGER NOT NULL REFERENCES bundles (id),
+  card TEXT NOT NULL,
+  PRIMARY KEY (bundle_id, card)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS phases (
   bundle_id INTEGER NOT NULL REFERENCES bundles (id),
@@ -70,7 +83,9 @@ CREATE TABLE IF NOT EXISTS events (
   machine INTEGER NOT NULL REFERENCES machines (id),
   kernel_release TEXT NOT NULL,
   preempt TEXT NOT NULL,
-  created_ms INTEGER NOT NULL
+  created_ms INTEGER NOT NULL,
+  card TEXT NOT NULL DEFAULT 'unknown',
+  capture_backend TEXT NOT NULL DEFAULT 'unknown'
 );
 CREATE INDEX IF NOT EXISTS events_bundle ON events (bundle_id);
 CREATE INDEX IF NOT EXISTS events_stack ON events (stack_id);
@@ -111,6 +126,16 @@ CREATE TABLE IF NOT EXISTS files (
   mtime_ms REAL NOT NULL,
   hash TEXT NOT NULL
 );
+`;
+
+// Schema 2 (the web view's card and capture-backend filters): the columns above that a
+// schema-1 store lacks, added in place. A store keeps no bundle text, so rows stored before
+// the upgrade say 'unknown' for both (re-ingesting the files with a fresh --db fills them).
+const MIGRATE_TO_2 = `
+ALTER TABLE bundles ADD COLUMN capture_backend TEXT NOT NULL DEFAULT 'unknown';
+ALTER TABLE events ADD COLUMN card TEXT NOT NULL DEFAULT 'unknown';
+ALTER TABLE events ADD COLUMN capture_backend TEXT NOT NULL DEFAULT 'unknown';
+INSERT OR IGNORE INTO bundle_cards (bundle_id, card) SELECT id, 'unknown' FROM bundles;
 `;
 
 export type GroupBy = 'kernel' | 'driver' | 'preempt' | 'load';
@@ -188,29 +213,9 @@ export interface RankQuery {
   top?: number;
 }
 
-/** SQL for the grouping key on the events table. */
-const EVENT_KEY: Record<GroupBy | 'none', string> = {
-  none: "''",
-  kernel: 'kernel_release',
-  driver: 'driver',
-  preempt: 'preempt',
-  load: 'load_kind',
-};
-
 // Largest stack-id cache kept in memory during ingest (distinct stacks are few; this bounds
 // memory if a fleet has many).
 const STACK_CACHE_MAX = 50_000;
-
-const isoOf = (ms: number): string => new Date(ms).toISOString();
-
-function bump(map: Map<string, number>, key: string, n: number): void {
-  map.set(key, (map.get(key) ?? 0) + n);
-}
-
-const sortedCounts = (m: Map<string, number>): ValueCount[] =>
-  [...m.entries()]
-    .map(([value, count]) => ({ value, count }))
-    .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
 
 /** The SQLite-backed fleet store. Open with openFleetStore; close when done. */
 export class FleetStore {
@@ -227,11 +232,12 @@ export class FleetStore {
       insertBundle: db.prepare(
         `INSERT OR IGNORE INTO bundles (hash, machine_id, kind, created_at, created_ms, ingested_ms,
            kernel_release, preempt, arch, drivers, playback_ms, duration_ms, xruns, kernel_events,
-           rules_version, tool_version, source)
+           rules_version, tool_version, source, capture_backend)
          VALUES (@hash, @machineId, @kind, @createdAt, @createdMs, @ingestedMs, @kernelRelease,
            @preempt, @arch, @drivers, @playbackMs, @durationMs, @xruns, @kernelEvents,
-           @rulesVersion, @toolVersion, @source)`,
+           @rulesVersion, @toolVersion, @source, @captureBackend)`,
       ),
+      insertCard: db.prepare('INSERT OR IGNORE INTO bundle_cards (bundle_id, card) VALUES (?, ?)'),
       insertDriver: db.prepare(
         'INSERT OR IGNORE INTO bundle_drivers (bundle_id, driver) VALUES (?, ?)',
       ),
@@ -256,8 +262,9 @@ export class FleetStore {
       machineId: db.prepare('SELECT id FROM machines WHERE machine_id = ?').pluck(),
       insertEvent: db.prepare(
         `INSERT INTO events (bundle_id, idx, kind, class, function, module, signature, phase,
-           load_kind, driver, stack_id, machine, kernel_release, preempt, created_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           load_kind, driver, stack_id, machine, kernel_release, preempt, created_ms, card,
+           capture_backend)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       upsertFile: db.prepare(
         `INSERT INTO files (path, size, mtime_ms, hash) VALUES (?, ?, ?, ?)
@@ -315,8 +322,9 @@ export class FleetStore {
       let duplicates = 0;
       for (const item of batch) {
         const rows = bundleToRows(item.bundle, item.hash);
+        const { cards, ...bundleRow } = rows.bundle;
         const info = this.st['insertBundle']!.run({
-          ...rows.bundle,
+          ...bundleRow,
           ingestedMs: nowMs,
           source: item.source,
         });
@@ -330,6 +338,7 @@ export class FleetStore {
         added++;
         const id = Number(info.lastInsertRowid);
         for (const c of item.bundle.host.cards) this.st['insertDriver']!.run(id, c.driver);
+        for (const card of cards) this.st['insertCard']!.run(id, card);
         for (const p of item.bundle.phases)
           this.st['insertPhase']!.run(id, p.kind, p.endMs - p.startMs);
         const machine = this.machineIdFor(rows.bundle.machineId);
@@ -363,6 +372,8 @@ export class FleetStore {
             b.kernelRelease,
             b.preempt,
             b.createdMs,
+            e.card,
+            b.captureBackend,
           );
         }
         for (const { e, n, stack } of combos.values()) {
@@ -476,226 +487,22 @@ export class FleetStore {
   rank(query: RankQuery = {}): FleetRanking {
     const by = query.by ?? null;
     const since = query.sinceMs ?? null;
-    const top = query.top ?? Infinity;
-    const key = EVENT_KEY[by ?? 'none'];
-    const sinceSql = since === null ? '' : 'AND b.created_ms >= @since';
+    const sql = rankingSql(by, since === null ? null : '@since');
     const params = since === null ? {} : { since };
-
-    // 1. Per group: bundles, machines, playback hours (the denominators).
-    const groupSql: Record<GroupBy | 'none', string> = {
-      none: `SELECT '' AS grp, COUNT(*) AS bundles, COUNT(DISTINCT machine_id) AS machines,
-               SUM(playback_ms) AS ms FROM bundles b WHERE 1 ${sinceSql}`,
-      kernel: `SELECT kernel_release AS grp, COUNT(*) AS bundles, COUNT(DISTINCT machine_id) AS machines,
-               SUM(playback_ms) AS ms FROM bundles b WHERE 1 ${sinceSql} GROUP BY grp`,
-      preempt: `SELECT preempt AS grp, COUNT(*) AS bundles, COUNT(DISTINCT machine_id) AS machines,
-               SUM(playback_ms) AS ms FROM bundles b WHERE 1 ${sinceSql} GROUP BY grp`,
-      driver: `SELECT d.driver AS grp, COUNT(*) AS bundles, COUNT(DISTINCT b.machine_id) AS machines,
-               SUM(b.playback_ms) AS ms FROM bundle_drivers d JOIN bundles b ON b.id = d.bundle_id
-               WHERE 1 ${sinceSql} GROUP BY grp`,
-      load: `SELECT p.kind AS grp, COUNT(DISTINCT b.id) AS bundles, COUNT(DISTINCT b.machine_id) AS machines,
-               SUM(p.ms) AS ms FROM phases p JOIN bundles b ON b.id = p.bundle_id
-               WHERE 1 ${sinceSql} GROUP BY grp`,
-    };
-    const groupRows = this.db.prepare(groupSql[by ?? 'none']).all(params) as {
-      grp: string;
-      bundles: number;
-      machines: number;
-      ms: number | null;
-    }[];
-    const groups = new Map<string, RankingGroup>();
-    for (const r of groupRows) {
-      if (by === null && r.bundles === 0) continue;
-      groups.set(r.grp, {
-        key: by === null ? null : r.grp,
-        bundles: r.bundles,
-        machines: r.machines,
-        playbackHours: (r.ms ?? 0) / 3_600_000,
-        classes: { kernel: 0, idle: 0, user: 0, none: 0 },
-        signatures: [],
-        more: 0,
-      });
-    }
-    const groupOf = (grp: string): RankingGroup => {
-      let g = groups.get(grp);
-      if (!g) {
-        // An event key with no denominator row (e.g. a phase name that is not a phase kind).
-        g = {
-          key: by === null ? null : grp,
-          bundles: 0,
-          machines: 0,
-          playbackHours: 0,
-          classes: { kernel: 0, idle: 0, user: 0, none: 0 },
-          signatures: [],
-          more: 0,
-        };
-        groups.set(grp, g);
-      }
-      return g;
-    };
-
-    // 2. One scan of events: counts per group × class × signature × facet combination.
-    const eSince = since === null ? '' : 'AND created_ms >= @since';
-    // Full history: the rollup (one row per combination already). --since: the events.
-    const facetSql =
-      since === null
-        ? `SELECT ${key} AS grp, class, NULLIF(signature, '') AS signature, kernel_release AS kernel,
-             driver, preempt, load_kind AS load, n, first_ms AS first, last_ms AS last,
-             stack_id AS stack, function, module FROM rollup`
-        : `SELECT ${key} AS grp, class, signature, kernel_release AS kernel, driver, preempt,
-             load_kind AS load, COUNT(*) AS n, MIN(created_ms) AS first, MAX(created_ms) AS last,
-             MAX(stack_id) AS stack, MIN(function) AS function, MIN(module) AS module
-           FROM events WHERE 1 ${eSince}
-           GROUP BY grp, class, signature, kernel, driver, preempt, load`;
-    const facetRows = this.db.prepare(facetSql).raw().all(params) as [
-      string,
-      keyof RankingGroup['classes'],
-      string | null,
-      string,
-      string,
-      string,
-      string,
-      number,
-      number,
-      number,
-      number,
-      string | null,
-      string | null,
-    ][];
-    interface Acc {
-      grp: string;
-      signature: string;
-      function: string | null;
-      module: string | null;
-      incidents: number;
-      machines: number;
-      stack: number;
-      kernels: Map<string, number>;
-      drivers: Map<string, number>;
-      preempts: Map<string, number>;
-      loads: Map<string, number>;
-      first: { ms: number; release: string };
-      last: { ms: number; release: string };
-    }
-    const accs = new Map<string, Acc>();
-    for (const [
-      grp,
-      cls,
-      signature,
-      kernel,
-      driver,
-      preempt,
-      load,
-      n,
-      first,
-      last,
-      stack,
-      fn,
-      mod,
-    ] of facetRows) {
-      const g = groupOf(grp);
-      if (cls in g.classes) g.classes[cls] += n;
-      if (cls !== 'kernel' || signature === null) continue;
-      const k = `${grp}\u0000${signature}`;
-      let a = accs.get(k);
-      if (!a) {
-        a = {
-          grp,
-          signature,
-          function: fn,
-          module: mod,
-          incidents: 0,
-          machines: 0,
-          stack,
-          kernels: new Map(),
-          drivers: new Map(),
-          preempts: new Map(),
-          loads: new Map(),
-          first: { ms: first, release: kernel },
-          last: { ms: last, release: kernel },
-        };
-        accs.set(k, a);
-      }
-      a.incidents += n;
-      if (stack > a.stack) a.stack = stack;
-      bump(a.kernels, kernel, n);
-      bump(a.drivers, driver, n);
-      bump(a.preempts, preempt, n);
-      bump(a.loads, load, n);
-      if (first < a.first.ms) a.first = { ms: first, release: kernel };
-      if (last > a.last.ms) a.last = { ms: last, release: kernel };
-    }
-
-    // 3. Distinct machines per signature.
-    const machineSql =
-      since !== null
-        ? `SELECT ${key} AS grp, signature, COUNT(DISTINCT machine) AS machines FROM events
-           WHERE class = 'kernel' AND signature IS NOT NULL ${eSince} GROUP BY grp, signature`
-        : by === null
-          ? `SELECT '' AS grp, signature, COUNT(*) AS machines FROM rollup_sig_machines
-             GROUP BY signature`
-          : `SELECT ${key} AS grp, signature, COUNT(DISTINCT machine) AS machines
-             FROM rollup_machines GROUP BY grp, signature`;
-    const machineRows = this.db.prepare(machineSql).raw().all(params) as [string, string, number][];
-    const machinesOf = new Map(machineRows.map(([grp, sig, m]) => [`${grp}\u0000${sig}`, m]));
-
-    const stackOf = this.db.prepare('SELECT frames FROM stacks WHERE id = ?').pluck();
-    const byGroup = new Map<string, Acc[]>();
-    for (const [k, a] of accs) {
-      const list = byGroup.get(a.grp) ?? [];
-      list.push(a);
-      byGroup.set(a.grp, list);
-      a.machines = machinesOf.get(k) ?? 0;
-    }
-    for (const [grp, list] of byGroup) {
-      const g = groupOf(grp);
-      const rows = list;
-      rows.sort(
-        (a, b) =>
-          b.incidents - a.incidents ||
-          b.machines - a.machines ||
-          a.signature.localeCompare(b.signature),
-      );
-      const kept = rows.slice(0, top);
-      g.more = rows.length - kept.length;
-      g.signatures = kept.map((r) => ({
-        signature: r.signature,
-        function: r.function,
-        module: r.module,
-        incidents: r.incidents,
-        machines: r.machines,
-        perMachineHour: g.playbackHours > 0 ? r.incidents / g.playbackHours : 0,
-        share: g.classes.kernel > 0 ? r.incidents / g.classes.kernel : 0,
-        kernels: {
-          first: { release: r.first.release, at: isoOf(r.first.ms) },
-          last: { release: r.last.release, at: isoOf(r.last.ms) },
-          list: sortedCounts(r.kernels),
-        },
-        drivers: sortedCounts(r.drivers),
-        preempts: sortedCounts(r.preempts),
-        loads: sortedCounts(r.loads),
-        exampleStack: JSON.parse(stackOf.get(r.stack) as string) as string[],
-      }));
-    }
-
-    const rulesVersions = this.db
-      .prepare(
-        `SELECT rules_version AS value, COUNT(*) AS count FROM bundles b WHERE 1 ${sinceSql}
-         GROUP BY rules_version ORDER BY count DESC, value`,
-      )
-      .all(params) as ValueCount[];
-    const ordered = [...groups.values()].sort(
-      (a, b) =>
-        b.classes.kernel - a.classes.kernel ||
-        b.bundles - a.bundles ||
-        String(a.key).localeCompare(String(b.key)),
-    );
-    return {
+    const pending = buildRanking({
       by,
       sinceMs: since,
+      top: query.top ?? Infinity,
+      groups: this.db.prepare(sql.groups).all(params) as GroupRow[],
+      facets: this.db.prepare(sql.facets).raw().all(params) as FacetRow[],
+      machines: this.db.prepare(sql.machines).raw().all(params) as MachineRow[],
       rulesVersion: this.rulesVersion(),
-      rulesVersions,
-      groups: ordered,
-    };
+      rulesVersions: this.db.prepare(sql.rulesVersions).all(params) as ValueCount[],
+    });
+    const stackOf = this.db.prepare('SELECT frames FROM stacks WHERE id = ?').pluck();
+    return pending.finish(
+      new Map(pending.stackIds.map((id) => [id, stackOf.get(id) as string] as const)),
+    );
   }
 
   /** Checkpoints the WAL and closes the database. */
@@ -794,6 +601,11 @@ export function openFleetStore(path: string): FleetStore {
           hint: 'upgrade xrunhunt, or use another --db file',
         },
       );
+    } else if (Number(v) < 2) {
+      db.transaction(() => {
+        db.exec(MIGRATE_TO_2);
+        db.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
+      })();
     }
   } catch (err) {
     if (err instanceof XrunhuntError) throw err;

@@ -16,7 +16,7 @@ const dir = mkdtempSync(join(tmpdir(), 'xrunhunt-fleet-board-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const store = openFleetStore(join(dir, 'fleet.db'));
-ingestFiles(
+await ingestFiles(
   store,
   ['session-ext4-writeback.json', 'session-lab-test-lockup.json.gz'].map((f) =>
     join(repoRoot, 'test/fixtures/bundles', f),

@@ -22,7 +22,8 @@ import {
 } from '../../bundle/fleet-paths.js';
 import { escapeControlChars } from '../../text/untrusted-text.js';
 import { renderRankingMarkdown, renderRankingText } from '../../bundle/ranking-render.js';
-import { GROUP_BYS, openFleetStore, type FleetRanking } from '../../bundle/store.js';
+import { GROUP_BYS, type FleetRanking } from '../../bundle/store.js';
+import { resolveStoreSpec } from '../../store/store-spec.js';
 import type { Signer } from '../../bundle/signer.js';
 import type { FleetDashboard } from '../../tui/fleet-dashboard.js';
 
@@ -57,8 +58,8 @@ export default defineCommand({
   usage: 'aggregate [DIR|FILE...] [options]',
   description: `
 Reads session bundles (.json or .json.gz, folders searched recursively) into a fleet store
-(SQLite; only new files are read on the next run; the same bundle counts once however often
-it is sent) and ranks kernel offenders by signature across machines: incidents, distinct
+(an SQLite file, or a shared PostgreSQL server with --store postgres://…; only new files are
+read on the next run; the same bundle counts once however often it is sent) and ranks kernel offenders by signature across machines: incidents, distinct
 machines, incidents per machine-hour of playback, share of kernel-code xruns, kernel releases
 (first and last seen), drivers, preemption models and load kinds, with an example stack.
 Bad bundles are skipped with the reason; in --watch inboxes they are moved to quarantine/.
@@ -75,6 +76,12 @@ Without files, shows the ranking of what the store already holds.`,
       type: 'string',
       valueName: 'FILE',
       description: 'fleet store (SQLite) (default: $XDG_DATA_HOME/xrunhunt/fleet.db)',
+    },
+    store: {
+      type: 'string',
+      valueName: 'URL|FILE',
+      description:
+        'fleet store: postgres://USER@HOST[:PORT]/DB for a shared PostgreSQL server, or an SQLite file (default: $XRUNHUNT_STORE, else --db)',
     },
     watch: {
       type: 'boolean',
@@ -142,7 +149,18 @@ Without files, shows the ranking of what the store already holds.`,
         hint: 'name the files or folders to read, e.g. xrunhunt aggregate ~/bundles/',
       });
     }
-    const dbPath = resolve(io.cwd, values.db ?? defaultFleetDb(io.env));
+    if (values.store !== undefined && values.db !== undefined) {
+      throw new UsageError('give either --store or --db, not both', {
+        hint: '--store takes a postgres:// URL or an SQLite file; --db an SQLite file',
+      });
+    }
+    const spec = resolveStoreSpec({
+      store: values.store,
+      env: io.env,
+      sqlitePath: () => values.db ?? defaultFleetDb(io.env),
+    });
+    if (spec.kind === 'sqlite') spec.path = resolve(io.cwd, spec.path);
+    const dbPath = spec.kind === 'sqlite' ? spec.path : spec.label;
     const paths = ctx.positionals.map((p) => resolve(io.cwd, p));
     // A bad --html path is refused before the store is touched (and never renamed over).
     if (values.html !== undefined) {
@@ -154,14 +172,16 @@ Without files, shows the ranking of what the store already holds.`,
     const listedAtMs = Date.now();
     // Named paths are checked before the store is touched: a missing one is an error.
     const files = listBundleFiles(paths);
-    prepareFleetDbFolder(dbPath, values.db !== undefined);
+    if (spec.kind === 'sqlite')
+      prepareFleetDbFolder(spec.path, values.db !== undefined || values.store !== undefined);
 
     let dash: FleetDashboard | null = null;
-    const store = openFleetStore(dbPath);
+    const { openFleetBackend } = await import('../../store/open-store.js');
+    const store = await openFleetBackend(spec);
     try {
       const plan = resignPlan({
         requested: values.resign,
-        storeRulesVersion: store.rulesVersion(),
+        storeRulesVersion: await store.rulesVersion(),
         willIngest: files.length > 0 || values.watch,
       });
       let signer: Signer | undefined;
@@ -175,7 +195,7 @@ Without files, shows the ranking of what the store already holds.`,
         );
       };
       const resignInfo =
-        signer && plan.store ? store.resign(signer.sign, signer.rulesVersion) : null;
+        signer && plan.store ? await store.resign(signer.sign, signer.rulesVersion) : null;
       if (resignInfo && !values.json) {
         io.stderr.write(
           `re-signed with rules ${signer!.rulesVersion}: ${resignInfo.events} event${resignInfo.events === 1 ? '' : 's'} changed signature\n`,
@@ -192,13 +212,13 @@ Without files, shows the ranking of what the store already holds.`,
       let report: IngestReport = emptyIngestReport();
       if (values.watch) {
         const { ingestInboxesOnce } = await import('../../bundle/inbox-watch.js');
-        report = ingestInboxesOnce(store, paths, listedAtMs, options);
+        report = await ingestInboxesOnce(store, paths, listedAtMs, options);
       } else if (files.length > 0) {
-        report = ingestFiles(store, files, options);
+        report = await ingestFiles(store, files, options);
       }
       if (files.length > 0 && !values.json) io.stderr.write(`${summarizeIngest(report)}\n`);
 
-      const rank = (): FleetRanking => store.rank({ by: by ?? null, sinceMs, top });
+      const rank = (): Promise<FleetRanking> => store.rank({ by: by ?? null, sinceMs, top });
       const html = values.html === undefined ? null : resolve(io.cwd, values.html);
       const writeHtml = async (ranking: FleetRanking): Promise<void> => {
         const { writeAggregateHtml } = await import('../../report-html/index.js');
@@ -236,9 +256,9 @@ Without files, shows the ranking of what the store already holds.`,
           io.stdout.write(terminalSafe(renderRankingText(ranking)));
         }
       };
-      show(rank(), files.length > 0 || values.watch ? report : null);
+      show(await rank(), files.length > 0 || values.watch ? report : null);
       if (!values.watch) {
-        if (html) await writeHtml(rank());
+        if (html) await writeHtml(await rank());
         return 0;
       }
 
@@ -255,14 +275,14 @@ Without files, shows the ranking of what the store already holds.`,
           io.stderr.write(
             `xrunhunt: watch: ${escapeControlChars((err as Error).message ?? String(err))}\n`,
           ),
-        onFiles: (inbox, changed) => {
-          const r = ingestFiles(store, changed, { ...options, inbox });
+        onFiles: async (inbox, changed) => {
+          const r = await ingestFiles(store, changed, { ...options, inbox });
           if (r.added === 0 && r.duplicates === 0 && r.skipped.length === 0) return;
           if (values.json) writeNdjson(io.stdout, { type: 'ingest', inbox, ...r });
           else if (!dash) io.stderr.write(`${new Date().toISOString()} ${summarizeIngest(r)}\n`);
           if (r.added > 0) {
             if (!values.json && io.stdoutIsTTY && !dash) io.stdout.write('\x1b[2J\x1b[H');
-            show(rank(), r);
+            show(await rank(), r);
           }
         },
       });
@@ -276,7 +296,7 @@ Without files, shows the ranking of what the store already holds.`,
       return 0;
     } finally {
       dash?.close();
-      store.close();
+      await store.close();
     }
   },
 });

@@ -11,6 +11,9 @@ import { prepareInbox, removeLeftoverTempFiles } from '../../bundle/inbox-dir.js
 import { inspectInputPath, requireRegularFileWithin } from '../../io/input-path.js';
 import { parseRateLimit } from '../../bundle/rate-limit.js';
 import { uploadLogLine } from '../../net/upload-log-line.js';
+import { parseTrustedProxies } from '../../net/client-key.js';
+import { resolveStoreSpec } from '../../store/store-spec.js';
+import { linkInboxToStore } from '../../store/receiver-store.js';
 import {
   DEFAULT_RECEIVER_LIMITS,
   isLoopbackHost,
@@ -104,6 +107,18 @@ internet, and always use --token then. See docs/aggregate.md.`,
       type: 'boolean',
       description: 'log as NDJSON on stdout (listening address, one record per upload)',
     },
+    store: {
+      type: 'string',
+      valueName: 'URL|FILE',
+      description:
+        'also ingest each accepted bundle into this fleet store (postgres://USER@HOST/DB shared by many receivers, or an SQLite file; default: $XRUNHUNT_STORE); duplicates are then judged by the store',
+    },
+    'trust-proxy': {
+      type: 'string',
+      valueName: 'ADDR[,ADDR]',
+      description:
+        'reverse proxies (IP addresses) whose X-Forwarded-For names the client: rate limits then key on that client, not on the proxy',
+    },
   },
   async run(ctx) {
     const { io, values } = ctx;
@@ -135,6 +150,19 @@ internet, and always use --token then. See docs/aggregate.md.`,
     const durationMs =
       values.duration === undefined ? null : parseDuration(values.duration, '--duration');
     const token = values.token ? readTokenFile(resolve(io.cwd, values.token)) : null;
+    let trustedProxies: Set<string> | undefined;
+    if (values['trust-proxy'] !== undefined) {
+      try {
+        trustedProxies = parseTrustedProxies(values['trust-proxy']);
+      } catch (err) {
+        throw new UsageError(`invalid --trust-proxy: ${(err as Error).message}`);
+      }
+    }
+    const spec =
+      values.store !== undefined || io.env['XRUNHUNT_STORE']
+        ? resolveStoreSpec({ store: values.store, env: io.env, sqlitePath: () => '' })
+        : null;
+    if (spec?.kind === 'sqlite') spec.path = resolve(io.cwd, spec.path);
     const inbox = resolve(io.cwd, values.inbox);
     prepareInbox(inbox);
     const leftovers = removeLeftoverTempFiles(inbox);
@@ -143,6 +171,23 @@ internet, and always use --token then. See docs/aggregate.md.`,
         `xrunhunt: warning: listening on ${listen.host} without --token: anyone who can reach this port can fill the inbox\n`,
       );
     }
+    const storeError = (err: unknown): void => {
+      const msg = `store ${spec?.kind === 'sqlite' ? spec.path : (spec?.label ?? '')}: ${(err as Error).message}; accepted uploads stay in the inbox and are ingested when it is back`;
+      if (values.json) writeNdjson(io.stdout, { type: 'store-error', error: msg });
+      else io.stderr.write(`xrunhunt: ${msg}\n`);
+    };
+    const { openFleetBackend } = await import('../../store/open-store.js');
+    // Short reconnect window: an upload is answered within seconds, its file drained later.
+    const backend = spec
+      ? await openFleetBackend(spec, { poolSize: 8, reconnectWindowMs: 2000 })
+      : null;
+    const link = backend ? linkInboxToStore(backend, inbox, storeError) : null;
+    const drained = link ? await link.drain() : null;
+    const drainTimer = link
+      ? setInterval(() => {
+          if (link.pending() > 0) void link.drain();
+        }, 5000)
+      : undefined;
     const counts = { accepted: 0, duplicate: 0, rejected: 0, aborted: 0, failed: 0 };
     const onResult = (r: UploadResult): void => {
       counts[r.outcome]++;
@@ -157,17 +202,25 @@ internet, and always use --token then. See docs/aggregate.md.`,
       host: listen.host,
       port: listen.port,
       onResult,
+      ...(trustedProxies ? { trustedProxies } : {}),
+      ...(link ? { store: link } : {}),
     });
+    const storeLabel = spec ? (spec.kind === 'sqlite' ? spec.path : spec.label) : null;
     if (values.json) {
       if (leftovers.length) writeNdjson(io.stdout, { type: 'cleanup', removed: leftovers });
-      writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox });
+      if (drained && drained.added > 0) writeNdjson(io.stdout, { type: 'drained', ...drained });
+      writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox, store: storeLabel });
     } else {
       if (leftovers.length) {
         io.stderr.write(
           `removed ${leftovers.length} temp file(s) an interrupted earlier run left in ${quoteUntrusted(inbox)}\n`,
         );
       }
-      io.stderr.write(`listening on ${rx.url} → ${quoteUntrusted(inbox)} (Ctrl-C to stop)\n`);
+      if (drained && drained.added > 0)
+        io.stderr.write(`ingested ${drained.added} inbox file(s) the store did not have yet\n`);
+      io.stderr.write(
+        `listening on ${rx.url} → ${quoteUntrusted(inbox)}${storeLabel ? ` → ${quoteUntrusted(storeLabel)}` : ''} (Ctrl-C to stop)\n`,
+      );
     }
     await new Promise<void>((done) => {
       const timer = durationMs === null ? undefined : setTimeout(done, durationMs);
@@ -179,6 +232,8 @@ internet, and always use --token then. See docs/aggregate.md.`,
       else ctx.signal.addEventListener('abort', stop, { once: true });
     });
     await rx.close();
+    if (drainTimer) clearInterval(drainTimer);
+    await backend?.close();
     if (values.json) writeNdjson(io.stdout, { type: 'stopped', ...counts });
     else
       io.stderr.write(
