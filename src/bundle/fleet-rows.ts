@@ -1,7 +1,7 @@
 // Pure: one validated bundle → the rows the fleet store keeps. Each kernel event carries the
 // facts the ranking groups by (kernel, driver of the card that raised it, preemption model,
 // load kind of the phase it happened in), so ranking is one GROUP BY, not a re-read.
-import type { Bundle, BundleEvent } from './schema.js';
+import type { Bundle, BundleCard, BundleEvent } from './schema.js';
 
 export interface BundleRow {
   hash: string;
@@ -21,6 +21,10 @@ export interface BundleRow {
   kernelEvents: number;
   rulesVersion: string;
   toolVersion: string;
+  /** params.captureBackend; 'none' for bundles without params (analyze of a saved log). */
+  captureBackend: string;
+  /** Distinct card names of the host (host.cards[].name), sorted. */
+  cards: string[];
 }
 
 export interface EventRow {
@@ -33,6 +37,8 @@ export interface EventRow {
   phase: string | null;
   loadKind: string;
   driver: string;
+  /** Name of the card that raised it (same card as `driver`). */
+  card: string;
   /** JSON array of frames; stored once per distinct stack. */
   framesJson: string;
 }
@@ -43,12 +49,13 @@ export function pcmCardIndex(pcm: string | null): number | null {
   return m ? Number(m[1]) : null;
 }
 
-function eventDriver(bundle: Bundle, ev: BundleEvent): string {
+function eventCard(bundle: Bundle, ev: BundleEvent): BundleCard | undefined {
   const idx = pcmCardIndex(ev.pcm);
   const cards = bundle.host.cards;
-  const card = (idx === null ? undefined : cards.find((c) => c.index === idx)) ?? cards[0];
-  return card?.driver || 'unknown';
+  return (idx === null ? undefined : cards.find((c) => c.index === idx)) ?? cards[0];
 }
+
+const cardName = (c: BundleCard | undefined): string => c?.name || c?.id || 'unknown';
 
 /** Maps a bundle to its store rows. `hash` is its content hash (content-hash.ts). */
 export function bundleToRows(
@@ -74,6 +81,11 @@ export function bundleToRows(
       kernelEvents: bundle.events.length,
       rulesVersion: bundle.rulesVersion,
       toolVersion: bundle.tool.version,
+      captureBackend: bundle.params?.captureBackend ?? 'none',
+      cards:
+        bundle.host.cards.length > 0
+          ? [...new Set(bundle.host.cards.map(cardName))].sort()
+          : ['unknown'],
     },
     events: bundle.events.map((ev, idx) => ({
       idx,
@@ -84,7 +96,8 @@ export function bundleToRows(
       signature: ev.offender.signature,
       phase: ev.phase,
       loadKind: (ev.phase !== null ? phaseKind.get(ev.phase) : undefined) ?? ev.phase ?? 'unknown',
-      driver: eventDriver(bundle, ev),
+      driver: eventCard(bundle, ev)?.driver || 'unknown',
+      card: cardName(eventCard(bundle, ev)),
       framesJson: JSON.stringify(ev.frames),
     })),
   };

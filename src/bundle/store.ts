@@ -15,7 +15,7 @@ import { bundleToRows } from './fleet-rows.js';
 import type { Bundle, BundleEventOffender } from './schema.js';
 
 /** Store schema version (the tables below); bumped with a migration when they change. */
-export const STORE_SCHEMA_VERSION = 1;
+export const STORE_SCHEMA_VERSION = 2;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,13 +37,19 @@ CREATE TABLE IF NOT EXISTS bundles (
   kernel_events INTEGER NOT NULL,
   rules_version TEXT NOT NULL,
   tool_version TEXT NOT NULL,
-  source TEXT NOT NULL
+  source TEXT NOT NULL,
+  capture_backend TEXT NOT NULL DEFAULT 'unknown'
 );
 CREATE INDEX IF NOT EXISTS bundles_created ON bundles (created_ms);
 CREATE TABLE IF NOT EXISTS bundle_drivers (
   bundle_id INTEGER NOT NULL REFERENCES bundles (id),
   driver TEXT NOT NULL,
   PRIMARY KEY (bundle_id, driver)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS bundle_cards (
+  bundle_id INTEGER NOT NULL REFERENCES bundles (id),
+  card TEXT NOT NULL,
+  PRIMARY KEY (bundle_id, card)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS phases (
   bundle_id INTEGER NOT NULL REFERENCES bundles (id),
@@ -70,7 +76,9 @@ CREATE TABLE IF NOT EXISTS events (
   machine INTEGER NOT NULL REFERENCES machines (id),
   kernel_release TEXT NOT NULL,
   preempt TEXT NOT NULL,
-  created_ms INTEGER NOT NULL
+  created_ms INTEGER NOT NULL,
+  card TEXT NOT NULL DEFAULT 'unknown',
+  capture_backend TEXT NOT NULL DEFAULT 'unknown'
 );
 CREATE INDEX IF NOT EXISTS events_bundle ON events (bundle_id);
 CREATE INDEX IF NOT EXISTS events_stack ON events (stack_id);
@@ -111,6 +119,16 @@ CREATE TABLE IF NOT EXISTS files (
   mtime_ms REAL NOT NULL,
   hash TEXT NOT NULL
 );
+`;
+
+// Schema 2 (the web view's card and capture-backend filters): the columns above that a
+// schema-1 store lacks, added in place. A store keeps no bundle text, so rows stored before
+// the upgrade say 'unknown' for both (re-ingesting the files with a fresh --db fills them).
+const MIGRATE_TO_2 = `
+ALTER TABLE bundles ADD COLUMN capture_backend TEXT NOT NULL DEFAULT 'unknown';
+ALTER TABLE events ADD COLUMN card TEXT NOT NULL DEFAULT 'unknown';
+ALTER TABLE events ADD COLUMN capture_backend TEXT NOT NULL DEFAULT 'unknown';
+INSERT OR IGNORE INTO bundle_cards (bundle_id, card) SELECT id, 'unknown' FROM bundles;
 `;
 
 export type GroupBy = 'kernel' | 'driver' | 'preempt' | 'load';
@@ -227,11 +245,12 @@ export class FleetStore {
       insertBundle: db.prepare(
         `INSERT OR IGNORE INTO bundles (hash, machine_id, kind, created_at, created_ms, ingested_ms,
            kernel_release, preempt, arch, drivers, playback_ms, duration_ms, xruns, kernel_events,
-           rules_version, tool_version, source)
+           rules_version, tool_version, source, capture_backend)
          VALUES (@hash, @machineId, @kind, @createdAt, @createdMs, @ingestedMs, @kernelRelease,
            @preempt, @arch, @drivers, @playbackMs, @durationMs, @xruns, @kernelEvents,
-           @rulesVersion, @toolVersion, @source)`,
+           @rulesVersion, @toolVersion, @source, @captureBackend)`,
       ),
+      insertCard: db.prepare('INSERT OR IGNORE INTO bundle_cards (bundle_id, card) VALUES (?, ?)'),
       insertDriver: db.prepare(
         'INSERT OR IGNORE INTO bundle_drivers (bundle_id, driver) VALUES (?, ?)',
       ),
@@ -256,8 +275,9 @@ export class FleetStore {
       machineId: db.prepare('SELECT id FROM machines WHERE machine_id = ?').pluck(),
       insertEvent: db.prepare(
         `INSERT INTO events (bundle_id, idx, kind, class, function, module, signature, phase,
-           load_kind, driver, stack_id, machine, kernel_release, preempt, created_ms)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           load_kind, driver, stack_id, machine, kernel_release, preempt, created_ms, card,
+           capture_backend)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       upsertFile: db.prepare(
         `INSERT INTO files (path, size, mtime_ms, hash) VALUES (?, ?, ?, ?)
@@ -315,8 +335,9 @@ export class FleetStore {
       let duplicates = 0;
       for (const item of batch) {
         const rows = bundleToRows(item.bundle, item.hash);
+        const { cards, ...bundleRow } = rows.bundle;
         const info = this.st['insertBundle']!.run({
-          ...rows.bundle,
+          ...bundleRow,
           ingestedMs: nowMs,
           source: item.source,
         });
@@ -330,6 +351,7 @@ export class FleetStore {
         added++;
         const id = Number(info.lastInsertRowid);
         for (const c of item.bundle.host.cards) this.st['insertDriver']!.run(id, c.driver);
+        for (const card of cards) this.st['insertCard']!.run(id, card);
         for (const p of item.bundle.phases)
           this.st['insertPhase']!.run(id, p.kind, p.endMs - p.startMs);
         const machine = this.machineIdFor(rows.bundle.machineId);
@@ -363,6 +385,8 @@ export class FleetStore {
             b.kernelRelease,
             b.preempt,
             b.createdMs,
+            e.card,
+            b.captureBackend,
           );
         }
         for (const { e, n, stack } of combos.values()) {
@@ -794,6 +818,11 @@ export function openFleetStore(path: string): FleetStore {
           hint: 'upgrade xrunhunt, or use another --db file',
         },
       );
+    } else if (Number(v) < 2) {
+      db.transaction(() => {
+        db.exec(MIGRATE_TO_2);
+        db.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
+      })();
     }
   } catch (err) {
     if (err instanceof XrunhuntError) throw err;
