@@ -102,9 +102,12 @@ export interface KernelPoint {
   release: string;
   /** Filtered bundles on this release (the denominator). */
   bundles: number;
+  /** Machines with filtered bundles on this release. */
   machines: number;
   playbackHours: number;
   incidents: number;
+  /** Machines with at least one of these incidents on this release. */
+  affectedMachines: number;
   /** incidents / playbackHours, 0 without playback. */
   perMachineHour: number;
   /** Null when there were no incidents on this release. */
