@@ -1,0 +1,425 @@
+// The FleetReader over the embedded SQLite fleet store (src/bundle/store.ts), opened
+// read-only. Queries scan the events table with the filter's clauses (sqlite-filter-sql.ts);
+// the fleet ranking without card, capture-backend or time filters reads the rollup tables
+// the ingest keeps, so the default fleet page stays fast at a million bundles.
+import type Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import { XrunhuntError } from '../errors.js';
+import type { BundleOffenderClass } from '../bundle/schema.js';
+import { BUNDLE_OFFENDER_CLASSES } from '../bundle/schema.js';
+import { loadSqlite, openFleetStore, STORE_SCHEMA_VERSION } from '../bundle/store.js';
+import type {
+  FilterValues,
+  FlameQuery,
+  FlameStacks,
+  FleetFilter,
+  FleetRankingResult,
+  FleetReader,
+  FleetTotals,
+  KernelPoint,
+  KernelTrend,
+  OffenderRow,
+  RankingQuery,
+  SignatureDetail,
+  SignatureQuery,
+  StackCount,
+  TrendQuery,
+  ValueCount,
+} from './fleet-reader.js';
+import { compareKernelReleases } from './kernel-order.js';
+import { filterSql, rollupAnswers, type SqlParams } from './sqlite-filter-sql.js';
+
+const HOUR_MS = 3_600_000;
+
+const emptyClasses = (): Record<BundleOffenderClass, number> => ({
+  kernel: 0,
+  idle: 0,
+  user: 0,
+  none: 0,
+});
+
+const isClass = (c: string): c is BundleOffenderClass =>
+  (BUNDLE_OFFENDER_CLASSES as readonly string[]).includes(c);
+
+const perHour = (n: number, hours: number): number => (hours > 0 ? n / hours : 0);
+
+function sortedCounts(m: Map<string, number>): ValueCount[] {
+  return [...m.entries()]
+    .map(([value, count]) => ({ value, count }))
+    .sort((a, b) => b.count - a.count || (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+}
+
+interface DenominatorRow {
+  grp: string;
+  bundles: number;
+  machines: number;
+  ms: number | null;
+}
+
+/** FleetReader over one SQLite store file. Open with openSqliteFleetReader. */
+export class SqliteFleetReader implements FleetReader {
+  private readonly db: Database.Database;
+
+  constructor(db: Database.Database) {
+    this.db = db;
+  }
+
+  private all<T>(sql: string, params: SqlParams): T[] {
+    return this.db.prepare(sql).all(params) as T[];
+  }
+
+  private frames(stackId: number): string[] {
+    const json = this.db.prepare('SELECT frames FROM stacks WHERE id = ?').pluck().get(stackId) as
+      string | undefined;
+    return json === undefined ? [] : (JSON.parse(json) as string[]);
+  }
+
+  /** Bundles, machines and playback of the filtered bundles, per kernel release or in all. */
+  private denominators(filter: FleetFilter, perKernel: boolean): DenominatorRow[] {
+    const f = filterSql(filter);
+    const grp = perKernel ? 'b.kernel_release' : "''";
+    return this.all<DenominatorRow>(
+      `SELECT ${grp} AS grp, COUNT(*) AS bundles, COUNT(DISTINCT b.machine_id) AS machines,
+         SUM(b.playback_ms) AS ms FROM bundles b WHERE ${f.bundleWhere} GROUP BY 1`,
+      f.params,
+    );
+  }
+
+  private totals(filter: FleetFilter): FleetTotals {
+    const d = this.denominators(filter, false)[0];
+    const f = filterSql(filter);
+    const table = rollupAnswers(filter) ? 'rollup' : 'events';
+    const count = table === 'rollup' ? 'SUM(n)' : 'COUNT(*)';
+    const classes = emptyClasses();
+    for (const r of this.all<{ class: string; n: number }>(
+      `SELECT class, ${count} AS n FROM ${table} WHERE ${f.eventWhere} GROUP BY class`,
+      f.params,
+    )) {
+      if (isClass(r.class)) classes[r.class] = r.n;
+    }
+    return {
+      bundles: d?.bundles ?? 0,
+      machines: d?.machines ?? 0,
+      playbackHours: (d?.ms ?? 0) / HOUR_MS,
+      classes,
+    };
+  }
+
+  async filterValues(): Promise<FilterValues> {
+    const counts = (sql: string): ValueCount[] =>
+      this.all<ValueCount>(`${sql} ORDER BY count DESC, value`, {});
+    const range = this.db
+      .prepare('SELECT MIN(created_ms) AS firstMs, MAX(created_ms) AS lastMs FROM bundles')
+      .get() as { firstMs: number | null; lastMs: number | null };
+    return {
+      kernelReleases: counts(
+        'SELECT kernel_release AS value, COUNT(*) AS count FROM bundles GROUP BY 1',
+      ).sort((a, b) => compareKernelReleases(a.value, b.value)),
+      preempts: counts('SELECT preempt AS value, COUNT(*) AS count FROM bundles GROUP BY 1'),
+      drivers: counts('SELECT driver AS value, COUNT(*) AS count FROM bundle_drivers GROUP BY 1'),
+      cards: counts('SELECT card AS value, COUNT(*) AS count FROM bundle_cards GROUP BY 1'),
+      captureBackends: counts(
+        'SELECT capture_backend AS value, COUNT(*) AS count FROM bundles GROUP BY 1',
+      ),
+      offenderClasses: counts('SELECT class AS value, SUM(n) AS count FROM rollup GROUP BY 1'),
+      timeRange:
+        range.firstMs === null || range.lastMs === null
+          ? null
+          : { firstMs: range.firstMs, lastMs: range.lastMs },
+    };
+  }
+
+  async ranking(query: RankingQuery): Promise<FleetRankingResult> {
+    const { filter } = query;
+    const limit = query.limit ?? 50;
+    const totals = this.totals(filter);
+    const f = filterSql(filter);
+    const useRollup = rollupAnswers(filter);
+    type Row = {
+      class: string;
+      signature: string | null;
+      function: string | null;
+      module: string | null;
+      n: number;
+      first: number;
+      last: number;
+      machines: number | null;
+    };
+    const rows = useRollup
+      ? this.all<Row>(
+          `SELECT class, NULLIF(signature, '') AS signature, MIN(function) AS function,
+             MIN(module) AS module, SUM(n) AS n, MIN(first_ms) AS first, MAX(last_ms) AS last,
+             NULL AS machines
+           FROM rollup WHERE ${f.eventWhere} AND ${f.classWhere} GROUP BY class, signature`,
+          f.params,
+        )
+      : this.all<Row>(
+          `SELECT class, signature, MIN(function) AS function, MIN(module) AS module,
+             COUNT(*) AS n, MIN(created_ms) AS first, MAX(created_ms) AS last,
+             COUNT(DISTINCT machine) AS machines
+           FROM events WHERE ${f.eventWhere} AND ${f.classWhere} GROUP BY class, signature`,
+          f.params,
+        );
+    if (useRollup) this.fillRollupMachines(rows, filter);
+    const all = rows.reduce((s, r) => s + r.n, 0);
+    const ranked: OffenderRow[] = rows
+      .filter((r) => isClass(r.class))
+      .map((r) => ({
+        class: r.class as BundleOffenderClass,
+        signature: r.signature,
+        function: r.function,
+        module: r.module,
+        incidents: r.n,
+        machines: r.machines ?? 0,
+        perMachineHour: perHour(r.n, totals.playbackHours),
+        share: all > 0 ? r.n / all : 0,
+        firstSeenMs: r.first,
+        lastSeenMs: r.last,
+      }))
+      .sort(
+        (a, b) =>
+          b.incidents - a.incidents ||
+          b.machines - a.machines ||
+          String(a.signature ?? a.class).localeCompare(String(b.signature ?? b.class)),
+      );
+    return { totals, rows: ranked.slice(0, limit), more: Math.max(0, ranked.length - limit) };
+  }
+
+  /** Machines per ranked row from the machine rollups (events for rows they do not hold). */
+  private fillRollupMachines(
+    rows: { class: string; signature: string | null; machines: number | null }[],
+    filter: FleetFilter,
+  ): void {
+    const f = filterSql(filter);
+    const unfiltered = f.eventWhere === '1';
+    const sigMachines = new Map(
+      this.all<{ signature: string; m: number }>(
+        unfiltered
+          ? 'SELECT signature, COUNT(*) AS m FROM rollup_sig_machines GROUP BY signature'
+          : `SELECT signature, COUNT(DISTINCT machine) AS m FROM rollup_machines
+             WHERE ${f.eventWhere} GROUP BY signature`,
+        f.params,
+      ).map((r) => [r.signature, r.m]),
+    );
+    const rest: typeof rows = [];
+    for (const r of rows) {
+      if (r.class === 'kernel' && r.signature !== null)
+        r.machines = sigMachines.get(r.signature) ?? 0;
+      else rest.push(r);
+    }
+    if (rest.length === 0) return;
+    // Non-kernel classes and unsigned kernel events: no machine rollup, count from events.
+    const other = new Map(
+      this.all<{ class: string; signature: string | null; m: number }>(
+        `SELECT class, signature, COUNT(DISTINCT machine) AS m FROM events
+         WHERE ${f.eventWhere} AND (class <> 'kernel' OR signature IS NULL)
+         GROUP BY class, signature`,
+        f.params,
+      ).map((r) => [`${r.class}\u0000${r.signature ?? ''}`, r.m]),
+    );
+    for (const r of rest) r.machines = other.get(`${r.class}\u0000${r.signature ?? ''}`) ?? 0;
+  }
+
+  /** Kernel points in version order: one per filtered release, incidents from `incidentSql`. */
+  private kernelPoints(
+    denominators: DenominatorRow[],
+    incidents: Map<string, { n: number; machines: number; first: number; last: number }>,
+  ): KernelPoint[] {
+    return denominators
+      .map((d) => {
+        const i = incidents.get(d.grp);
+        const hours = (d.ms ?? 0) / HOUR_MS;
+        return {
+          release: d.grp,
+          bundles: d.bundles,
+          machines: d.machines,
+          playbackHours: hours,
+          incidents: i?.n ?? 0,
+          affectedMachines: i?.machines ?? 0,
+          perMachineHour: perHour(i?.n ?? 0, hours),
+          firstSeenMs: i?.first ?? null,
+          lastSeenMs: i?.last ?? null,
+        };
+      })
+      .sort((a, b) => compareKernelReleases(a.release, b.release));
+  }
+
+  async signature(query: SignatureQuery): Promise<SignatureDetail | null> {
+    const f = filterSql(query.filter);
+    const params = { ...f.params, sig: query.signature };
+    const where = `${f.eventWhere} AND ${f.classWhere} AND signature = @sig`;
+    const head = this.db
+      .prepare(
+        `SELECT COUNT(*) AS n, COUNT(DISTINCT machine) AS machines, MIN(created_ms) AS first,
+           MAX(created_ms) AS last, MIN(function) AS function, MIN(module) AS module
+         FROM events WHERE ${where}`,
+      )
+      .get(params) as {
+      n: number;
+      machines: number;
+      first: number | null;
+      last: number | null;
+      function: string | null;
+      module: string | null;
+    };
+    if (head.n === 0 || head.first === null || head.last === null) return null;
+    const perKernel = new Map(
+      this.all<{ grp: string; n: number; machines: number; first: number; last: number }>(
+        `SELECT kernel_release AS grp, COUNT(*) AS n, COUNT(DISTINCT machine) AS machines,
+           MIN(created_ms) AS first, MAX(created_ms) AS last
+         FROM events WHERE ${where} GROUP BY 1`,
+        params,
+      ).map((r) => [r.grp, r]),
+    );
+    const kernels = this.kernelPoints(this.denominators(query.filter, true), perKernel);
+    const seen = kernels.filter((k) => k.incidents > 0);
+    const lastIdx = kernels.findIndex((k) => k === seen[seen.length - 1]);
+    const after = kernels.slice(lastIdx + 1).find((k) => k.bundles > 0);
+    const facets = {
+      drivers: new Map<string, number>(),
+      cards: new Map<string, number>(),
+      preempts: new Map<string, number>(),
+      loads: new Map<string, number>(),
+      captureBackends: new Map<string, number>(),
+    };
+    for (const r of this.all<{ d: string; c: string; p: string; l: string; cb: string; n: number }>(
+      `SELECT driver AS d, card AS c, preempt AS p, load_kind AS l, capture_backend AS cb,
+         COUNT(*) AS n FROM events WHERE ${where} GROUP BY 1, 2, 3, 4, 5`,
+      params,
+    )) {
+      const add = (m: Map<string, number>, k: string): void => {
+        m.set(k, (m.get(k) ?? 0) + r.n);
+      };
+      add(facets.drivers, r.d);
+      add(facets.cards, r.c);
+      add(facets.preempts, r.p);
+      add(facets.loads, r.l);
+      add(facets.captureBackends, r.cb);
+    }
+    const hours = kernels.reduce((s, k) => s + k.playbackHours, 0);
+    return {
+      signature: query.signature,
+      function: head.function,
+      module: head.module,
+      incidents: head.n,
+      machines: head.machines,
+      perMachineHour: perHour(head.n, hours),
+      firstSeenMs: head.first,
+      lastSeenMs: head.last,
+      kernels,
+      appearsIn: seen[0]?.release ?? null,
+      disappearsIn: after?.release ?? null,
+      stacks: this.stacks(where, params, query.stackLimit ?? 20).stacks,
+      drivers: sortedCounts(facets.drivers),
+      cards: sortedCounts(facets.cards),
+      preempts: sortedCounts(facets.preempts),
+      loads: sortedCounts(facets.loads),
+      captureBackends: sortedCounts(facets.captureBackends),
+    };
+  }
+
+  /** Distinct stacks of the events `where` selects, most incidents first. */
+  private stacks(where: string, params: SqlParams, limit: number): FlameStacks {
+    const rows = this.all<{ stack: number; n: number }>(
+      `SELECT stack_id AS stack, COUNT(*) AS n FROM events WHERE ${where}
+       GROUP BY stack_id ORDER BY n DESC, stack_id`,
+      params,
+    );
+    const kept: StackCount[] = rows
+      .slice(0, limit)
+      .map((r) => ({ frames: this.frames(r.stack), count: r.n }));
+    const total = rows.reduce((s, r) => s + r.n, 0);
+    const keptCount = kept.reduce((s, r) => s + r.count, 0);
+    return { stacks: kept, otherCount: total - keptCount, total };
+  }
+
+  async trend(query: TrendQuery): Promise<KernelTrend> {
+    const f = filterSql(query.filter);
+    const where = `${f.eventWhere} AND ${f.classWhere}`;
+    const denominators = this.denominators(query.filter, true);
+    type R = { grp: string; n: number; machines: number; first: number; last: number };
+    const fleetRows = this.all<R>(
+      `SELECT kernel_release AS grp, COUNT(*) AS n, COUNT(DISTINCT machine) AS machines,
+         MIN(created_ms) AS first, MAX(created_ms) AS last FROM events WHERE ${where} GROUP BY 1`,
+      f.params,
+    );
+    const fleet = this.kernelPoints(denominators, new Map(fleetRows.map((r) => [r.grp, r])));
+    const top = this.all<{ signature: string }>(
+      `SELECT signature FROM events WHERE ${where} AND signature IS NOT NULL
+       GROUP BY signature ORDER BY COUNT(*) DESC, signature LIMIT ${Math.max(0, Math.floor(query.top ?? 8))}`,
+      f.params,
+    ).map((r) => r.signature);
+    const bySig = new Map<string, Map<string, R>>(top.map((s) => [s, new Map()]));
+    if (top.length > 0) {
+      const p: SqlParams = { ...f.params };
+      top.forEach((s, i) => (p[`top${i}`] = s));
+      for (const r of this.all<R & { signature: string }>(
+        `SELECT signature, kernel_release AS grp, COUNT(*) AS n, COUNT(DISTINCT machine) AS machines,
+           MIN(created_ms) AS first, MAX(created_ms) AS last FROM events
+         WHERE ${where} AND signature IN (${top.map((_, i) => `@top${i}`).join(', ')})
+         GROUP BY 1, 2`,
+        p,
+      )) {
+        bySig.get(r.signature)?.set(r.grp, r);
+      }
+    }
+    return {
+      releases: fleet.map((k) => k.release),
+      fleet,
+      series: top.map((signature) => ({
+        signature,
+        points: this.kernelPoints(denominators, bySig.get(signature)!),
+      })),
+    };
+  }
+
+  async flame(query: FlameQuery): Promise<FlameStacks> {
+    const f = filterSql(query.filter);
+    const sig = query.signature ?? null;
+    const params = sig === null ? f.params : { ...f.params, sig };
+    const where = `${f.eventWhere} AND ${f.classWhere}${sig === null ? '' : ' AND signature = @sig'}`;
+    return this.stacks(where, params, query.limit ?? 2000);
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}
+
+/**
+ * Opens a fleet store for the web view: refuses a missing file (the web view never creates
+ * a store), upgrades an older store schema once (the only write), then reads only.
+ */
+export function openSqliteFleetReader(path: string): SqliteFleetReader {
+  if (!existsSync(path)) {
+    throw new XrunhuntError('input', `no fleet store at ${path}`, {
+      hint: 'give the --db file that `xrunhunt aggregate` or `xrunhunt serve` writes',
+    });
+  }
+  const Sqlite = loadSqlite();
+  let db: Database.Database;
+  try {
+    db = new Sqlite(path, { readonly: true, fileMustExist: true });
+    const v = db.prepare("SELECT value FROM meta WHERE key = 'schema_version'").pluck().get() as
+      string | undefined;
+    if (v === undefined || Number(v) < STORE_SCHEMA_VERSION) {
+      db.close();
+      openFleetStore(path).close();
+      db = new Sqlite(path, { readonly: true, fileMustExist: true });
+    }
+  } catch (err) {
+    if (err instanceof XrunhuntError) throw err;
+    const msg = (err as Error).message;
+    throw new XrunhuntError(
+      'input',
+      /no such table: meta/.test(msg)
+        ? `${path} is an SQLite database but not an xrunhunt fleet store`
+        : `cannot read the fleet store ${path}: ${msg}`,
+      {
+        hint: 'give the --db file that `xrunhunt aggregate` or `xrunhunt serve` writes',
+        cause: err,
+      },
+    );
+  }
+  return new SqliteFleetReader(db);
+}
