@@ -39,6 +39,9 @@ const WEB_JS = `(function(){
 })();
 `;
 
+// A small waveform with a gap: the tab icon (browsers ask for one; without it, a 404).
+const ICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><path d="M1 8h2l1-5 2 10 1-5h2M11 8h4" fill="none" stroke="#2f6fdb" stroke-width="1.6"/></svg>`;
+
 export interface Asset {
   body: string;
   type: string;
@@ -55,4 +58,5 @@ const asset = (body: string, type: string): Asset => ({
 export const ASSETS: ReadonlyMap<string, Asset> = new Map([
   ['/assets/web.css', asset(REPORT_CSS + WEB_CSS, 'text/css; charset=utf-8')],
   ['/assets/web.js', asset(WEB_JS, 'text/javascript; charset=utf-8')],
+  ['/assets/icon.svg', asset(ICON_SVG, 'image/svg+xml')],
 ]);

@@ -64,7 +64,7 @@ export function renderFlameGraph(data: FlameStacks, title: string): string {
     boxes.push(
       el(
         'g',
-        { class: 'flame', 'data-frame': node.name, 'data-count': node.count },
+        { class: 'flame', 'data-point': '', 'data-frame': node.name, 'data-count': node.count },
         tooltip(`${node.name} — ${node.count} incidents (${pct.toFixed(1)} %)`),
         el('rect', {
           class: level === 0 ? 'k-idle' : colour(node.name),

@@ -148,6 +148,7 @@ export function renderWebPage(
         el('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }),
         el('meta', { name: 'referrer', content: 'no-referrer' }),
         el('title', {}, text(`${title} — xrunhunt fleet`)),
+        el('link', { rel: 'icon', href: '/assets/icon.svg', type: 'image/svg+xml' }),
         el('link', { rel: 'stylesheet', href: '/assets/web.css' }),
         el('script', { src: '/assets/web.js', defer: true }),
       ),
