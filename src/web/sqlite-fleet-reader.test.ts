@@ -6,6 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bundle, BundleEvent } from '../bundle/schema.js';
 import { XrunhuntError } from '../errors.js';
+import { bundleHash } from '../bundle/content-hash.js';
+import { openFleetStore } from '../bundle/store.js';
 import type { FleetFilter, FleetReader } from './fleet-reader.js';
 import { compareKernelReleases } from './kernel-order.js';
 import { openSqliteFleetReader } from './sqlite-fleet-reader.js';
@@ -279,6 +281,27 @@ test('a missing file or a file that is not a store is a user error, never create
       (e: unknown) => e instanceof XrunhuntError && e.hint !== undefined,
     );
   } finally {
+    fleet.remove();
+  }
+});
+
+test('answers are reused until an ingest commits, then recomputed', async () => {
+  const fleet = buildTestFleet(20);
+  const reader = openSqliteFleetReader(fleet.db);
+  try {
+    const a = await reader.ranking({ filter: {} });
+    a.totals.bundles = -1; // a caller changing its copy changes nothing cached
+    assert.equal((await reader.ranking({ filter: {} })).totals.bundles, 20);
+    const store = openFleetStore(fleet.db);
+    const extra = structuredClone(fleet.bundles[0]!);
+    extra.machineId = 'e'.repeat(32);
+    store.ingest([{ bundle: extra, hash: bundleHash(extra), source: 'test' }], 0);
+    store.close();
+    const b = await reader.ranking({ filter: {} });
+    assert.equal(b.totals.bundles, 21);
+    assert.equal(b.totals.machines, new Set(fleet.bundles.map((x) => x.machineId)).size + 1);
+  } finally {
+    await reader.close();
     fleet.remove();
   }
 });

@@ -56,12 +56,40 @@ interface DenominatorRow {
   ms: number | null;
 }
 
+// Answers kept per reader (the last queries asked); dropped whenever the store changes.
+const CACHE_MAX = 64;
+
 /** FleetReader over one SQLite store file. Open with openSqliteFleetReader. */
 export class SqliteFleetReader implements FleetReader {
   private readonly db: Database.Database;
+  private readonly cache = new Map<string, unknown>();
+  private cachedVersion = -1;
 
   constructor(db: Database.Database) {
     this.db = db;
+  }
+
+  /**
+   * The answer to a query, computed once per store state: a store changes only when an
+   * ingest commits (PRAGMA data_version says so), so a page asked again (a reload, the
+   * filter controls' values on every page) costs nothing until then.
+   */
+  private memo<T>(key: string, compute: () => T): T {
+    const version = this.db.pragma('data_version', { simple: true }) as number;
+    if (version !== this.cachedVersion) {
+      this.cache.clear();
+      this.cachedVersion = version;
+    }
+    if (this.cache.has(key)) {
+      const hit = this.cache.get(key) as T;
+      this.cache.delete(key);
+      this.cache.set(key, hit);
+      return structuredClone(hit);
+    }
+    const value = compute();
+    this.cache.set(key, value);
+    if (this.cache.size > CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
+    return structuredClone(value);
   }
 
   private all<T>(sql: string, params: SqlParams): T[] {
@@ -106,6 +134,10 @@ export class SqliteFleetReader implements FleetReader {
   }
 
   async filterValues(): Promise<FilterValues> {
+    return this.memo(`filterValues:${JSON.stringify(null)}`, () => this.filterValuesNow());
+  }
+
+  private filterValuesNow(): FilterValues {
     const counts = (sql: string): ValueCount[] =>
       this.all<ValueCount>(`${sql} ORDER BY count DESC, value`, {});
     const range = this.db
@@ -130,6 +162,10 @@ export class SqliteFleetReader implements FleetReader {
   }
 
   async ranking(query: RankingQuery): Promise<FleetRankingResult> {
+    return this.memo(`ranking:${JSON.stringify(query)}`, () => this.rankingNow(query));
+  }
+
+  private rankingNow(query: RankingQuery): FleetRankingResult {
     const { filter } = query;
     const limit = query.limit ?? 50;
     const totals = this.totals(filter);
@@ -245,6 +281,10 @@ export class SqliteFleetReader implements FleetReader {
   }
 
   async signature(query: SignatureQuery): Promise<SignatureDetail | null> {
+    return this.memo(`signature:${JSON.stringify(query)}`, () => this.signatureNow(query));
+  }
+
+  private signatureNow(query: SignatureQuery): SignatureDetail | null {
     const f = filterSql(query.filter);
     const params = { ...f.params, sig: query.signature };
     const where = `${f.eventWhere} AND ${f.classWhere} AND signature = @sig`;
@@ -334,6 +374,10 @@ export class SqliteFleetReader implements FleetReader {
   }
 
   async trend(query: TrendQuery): Promise<KernelTrend> {
+    return this.memo(`trend:${JSON.stringify(query)}`, () => this.trendNow(query));
+  }
+
+  private trendNow(query: TrendQuery): KernelTrend {
     const f = filterSql(query.filter);
     const where = `${f.eventWhere} AND ${f.classWhere}`;
     const denominators = this.denominators(query.filter, true);
@@ -374,6 +418,10 @@ export class SqliteFleetReader implements FleetReader {
   }
 
   async flame(query: FlameQuery): Promise<FlameStacks> {
+    return this.memo(`flame:${JSON.stringify(query)}`, () => this.flameNow(query));
+  }
+
+  private flameNow(query: FlameQuery): FlameStacks {
     const f = filterSql(query.filter);
     const sig = query.signature ?? null;
     const params = sig === null ? f.params : { ...f.params, sig };
