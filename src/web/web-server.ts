@@ -112,7 +112,7 @@ async function route(reader: FleetReader, path: string, q: URLSearchParams): Pro
       return html(renderSignaturePage(signature, d, f, filter, v), d ? 200 : 404);
     }
     case '/trend': {
-      const top = parseCount(q, 'top', 8, 0, 7);
+      const top = parseCount(q, 'top', 7, 0, 7);
       const t = await reader.trend({ filter, top });
       if (api) return json(t);
       return html(renderTrendPage(t, filter, await reader.filterValues()));
