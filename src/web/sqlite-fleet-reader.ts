@@ -105,6 +105,14 @@ export class SqliteFleetReader implements FleetReader {
   /** Bundles, machines and playback of the filtered bundles, per kernel release or in all. */
   private denominators(filter: FleetFilter, perKernel: boolean): DenominatorRow[] {
     const f = filterSql(filter);
+    if (!perKernel && f.bundleWhere === '1') {
+      // The whole store: every stored bundle's machine is in `machines`, so no DISTINCT.
+      return this.all<DenominatorRow>(
+        `SELECT '' AS grp, COUNT(*) AS bundles, (SELECT COUNT(*) FROM machines) AS machines,
+           SUM(playback_ms) AS ms FROM bundles`,
+        {},
+      );
+    }
     const grp = perKernel ? 'b.kernel_release' : "''";
     return this.all<DenominatorRow>(
       `SELECT ${grp} AS grp, COUNT(*) AS bundles, COUNT(DISTINCT b.machine_id) AS machines,
@@ -140,24 +148,38 @@ export class SqliteFleetReader implements FleetReader {
   private filterValuesNow(): FilterValues {
     const counts = (sql: string): ValueCount[] =>
       this.all<ValueCount>(`${sql} ORDER BY count DESC, value`, {});
-    const range = this.db
-      .prepare('SELECT MIN(created_ms) AS firstMs, MAX(created_ms) AS lastMs FROM bundles')
-      .get() as { firstMs: number | null; lastMs: number | null };
+    // One scan of the bundles for the three bundle-level facets and the time range.
+    const kernels = new Map<string, number>();
+    const preempts = new Map<string, number>();
+    const backends = new Map<string, number>();
+    let firstMs: number | null = null;
+    let lastMs: number | null = null;
+    for (const r of this.all<{
+      k: string;
+      p: string;
+      cb: string;
+      n: number;
+      lo: number;
+      hi: number;
+    }>(
+      `SELECT kernel_release AS k, preempt AS p, capture_backend AS cb, COUNT(*) AS n,
+         MIN(created_ms) AS lo, MAX(created_ms) AS hi FROM bundles GROUP BY 1, 2, 3`,
+      {},
+    )) {
+      kernels.set(r.k, (kernels.get(r.k) ?? 0) + r.n);
+      preempts.set(r.p, (preempts.get(r.p) ?? 0) + r.n);
+      backends.set(r.cb, (backends.get(r.cb) ?? 0) + r.n);
+      firstMs = firstMs === null ? r.lo : Math.min(firstMs, r.lo);
+      lastMs = lastMs === null ? r.hi : Math.max(lastMs, r.hi);
+    }
     return {
-      kernelReleases: counts(
-        'SELECT kernel_release AS value, COUNT(*) AS count FROM bundles GROUP BY 1',
-      ).sort((a, b) => compareKernelReleases(a.value, b.value)),
-      preempts: counts('SELECT preempt AS value, COUNT(*) AS count FROM bundles GROUP BY 1'),
+      kernelReleases: sortedCounts(kernels).sort((a, b) => compareKernelReleases(a.value, b.value)),
+      preempts: sortedCounts(preempts),
       drivers: counts('SELECT driver AS value, COUNT(*) AS count FROM bundle_drivers GROUP BY 1'),
       cards: counts('SELECT card AS value, COUNT(*) AS count FROM bundle_cards GROUP BY 1'),
-      captureBackends: counts(
-        'SELECT capture_backend AS value, COUNT(*) AS count FROM bundles GROUP BY 1',
-      ),
+      captureBackends: sortedCounts(backends),
       offenderClasses: counts('SELECT class AS value, SUM(n) AS count FROM rollup GROUP BY 1'),
-      timeRange:
-        range.firstMs === null || range.lastMs === null
-          ? null
-          : { firstMs: range.firstMs, lastMs: range.lastMs },
+      timeRange: firstMs === null || lastMs === null ? null : { firstMs, lastMs },
     };
   }
 
