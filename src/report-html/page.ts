@@ -3,7 +3,8 @@
 // mail attachment cannot fetch anything and nothing in it (kernel log text) can run.
 import { el, text } from './markup.js';
 
-const CSS = `
+/** The report stylesheet (also served by the web view, src/web/assets.ts). */
+export const REPORT_CSS = `
 :root{--fg:#1d2330;--muted:#5d6678;--bg:#fff;--panel:#f5f7fa;--line:#d8dde6;--s0:#2f6fdb;--s1:#e0701b;--s2:#3a9a5b;
 --k0:#b9d3f5;--k1:#f6c9a3;--k2:#bfe3c4;--k3:#e4c6ef;--k4:#f3e3a2;--k5:#c9e8ea;--kidle:#eceff3;--hit:#ffe08a;--bad:#c62828}
 @media (prefers-color-scheme:dark){:root{--fg:#e6e9ef;--muted:#9aa3b5;--bg:#14171c;--panel:#1d2129;--line:#333a46;
@@ -82,7 +83,7 @@ export function renderPage(title: string, body: string[], footer: string): strin
         el('meta', { name: 'viewport', content: 'width=device-width, initial-scale=1' }),
         el('meta', { name: 'generator', content: 'xrunhunt' }),
         el('title', {}, text(title)),
-        el('style', {}, CSS),
+        el('style', {}, REPORT_CSS),
       ),
       el('body', {}, ...body, el('footer', {}, text(footer)), el('script', {}, SCRIPT)),
     ) +
