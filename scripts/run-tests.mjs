@@ -45,7 +45,7 @@ const all = [...walk(join(root, 'src')), ...walk(join(root, 'test'))]
   .sort();
 // Files that stop and start services or spawn many CLIs under timing: alone, so load from
 // the parallel files cannot make them flaky.
-const LOAD_SENSITIVE_FILES = ['test/store/postgres-receivers.test.ts'];
+const LOAD_SENSITIVE_FILES = ['test/store/postgres-receivers.test.ts', 'test/e2e/web.test.ts'];
 const isSerial = (f) =>
   MACHINE_LOCK_FILES.includes(f) ||
   LOAD_SENSITIVE_FILES.includes(f) ||

@@ -66,8 +66,8 @@ const close = (a: number, b: number): boolean => Math.abs(a - b) <= 1e-9 * Math.
 describe('SqliteFleetReader over a store made by the real ingest', () => {
   let fleet: TestFleet;
   let reader: FleetReader;
-  before(() => {
-    fleet = buildTestFleet(600);
+  before(async () => {
+    fleet = await buildTestFleet(600);
     reader = openSqliteFleetReader(fleet.db);
   });
   after(async () => {
@@ -267,8 +267,8 @@ describe('SqliteFleetReader over a store made by the real ingest', () => {
   });
 });
 
-test('a missing file or a file that is not a store is a user error, never created', () => {
-  const fleet = buildTestFleet(1);
+test('a missing file or a file that is not a store is a user error, never created', async () => {
+  const fleet = await buildTestFleet(1);
   try {
     assert.throws(
       () => openSqliteFleetReader(join(fleet.dir, 'nope.db')),
@@ -286,7 +286,7 @@ test('a missing file or a file that is not a store is a user error, never create
 });
 
 test('answers are reused until an ingest commits, then recomputed', async () => {
-  const fleet = buildTestFleet(20);
+  const fleet = await buildTestFleet(20);
   const reader = openSqliteFleetReader(fleet.db);
   try {
     const a = await reader.ranking({ filter: {} });

@@ -46,7 +46,10 @@ export function hostileBundle(base: Bundle): Bundle {
 }
 
 /** Builds a store of `count` synthetic bundles (+ the hostile one) in a fresh temp folder. */
-export function buildTestFleet(count: number, options: { hostile?: boolean } = {}): TestFleet {
+export async function buildTestFleet(
+  count: number,
+  options: { hostile?: boolean } = {},
+): Promise<TestFleet> {
   const base = validateBundle(fixtureJson('session-ext4-writeback.json'));
   const dir = mkdtempSync(join(tmpdir(), 'xrh-web-fleet-'));
   const inbox = join(dir, 'inbox');
@@ -60,7 +63,7 @@ export function buildTestFleet(count: number, options: { hostile?: boolean } = {
   );
   const db = join(dir, 'fleet.db');
   const store = openFleetStore(db);
-  const report = ingestFiles(store, listBundleFiles([inbox]));
+  const report = await ingestFiles(store, listBundleFiles([inbox]));
   store.close();
   if (report.added !== bundles.length) {
     throw new Error(`test fleet: ${report.added} of ${bundles.length} bundles ingested`);

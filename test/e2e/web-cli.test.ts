@@ -8,7 +8,7 @@ import { buildTestFleet } from '../../src/web/test-fleet.js';
 import { runCli } from '../helpers/cli.js';
 
 test('web refuses a missing store with a hint and creates nothing', async () => {
-  const fleet = buildTestFleet(1);
+  const fleet = await buildTestFleet(1);
   try {
     const missing = join(fleet.dir, 'none.db');
     const r = await runCli(['web', '--db', missing, '--listen', '127.0.0.1:0', '-d', '1s']);
@@ -26,7 +26,7 @@ test('web refuses a missing store with a hint and creates nothing', async () => 
 });
 
 test('web --json serves the store until --duration and says where', async () => {
-  const fleet = buildTestFleet(5);
+  const fleet = await buildTestFleet(5);
   try {
     const r = await runCli([
       'web',

@@ -49,7 +49,7 @@ describe('web view in headless Chromium', { skip }, () => {
 
   before(async () => {
     mkdirSync(RESULTS, { recursive: true });
-    fleet = buildTestFleet(400, { hostile: true });
+    fleet = await buildTestFleet(400, { hostile: true });
     reader = openSqliteFleetReader(fleet.db);
     web = await startWebServer({
       reader,
