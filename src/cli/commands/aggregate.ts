@@ -22,6 +22,7 @@ import {
 } from '../../bundle/fleet-paths.js';
 import { escapeControlChars } from '../../text/untrusted-text.js';
 import { renderRankingMarkdown, renderRankingText } from '../../bundle/ranking-render.js';
+import { rankingFoldedLines } from '../../bundle/folded-ranking.js';
 import { GROUP_BYS, openFleetStore, type FleetRanking } from '../../bundle/store.js';
 import type { Signer } from '../../bundle/signer.js';
 import type { FleetDashboard } from '../../tui/fleet-dashboard.js';
@@ -111,8 +112,9 @@ Without files, shows the ranking of what the store already holds.`,
       type: 'string',
       valueName: 'FORMAT',
       default: 'text',
-      choices: ['text', 'markdown'],
-      description: 'report format (or --json)',
+      choices: ['text', 'markdown', 'folded'],
+      description:
+        "report format (or --json); folded: collapsed stacks for flamegraph.pl / speedscope (each signature's example stack × its incidents)",
     },
     html: {
       type: 'string',
@@ -131,6 +133,14 @@ Without files, shows the ranking of what the store already holds.`,
     const by = values.by;
     const top = parseInteger(values.top, '--top', 1, 100_000);
     const sinceMs = values.since === undefined ? null : parseSince(values.since, Date.now());
+    if (values.watch && values.format === 'folded' && !values.json) {
+      throw new UsageError(
+        '--format folded prints one set of stacks and cannot refresh: leave out --watch',
+        {
+          hint: 'run xrunhunt aggregate --format folded against the same --db while the watcher runs',
+        },
+      );
+    }
     if (values.watch && ctx.positionals.length === 0) {
       throw new UsageError('--watch needs at least one inbox folder to watch', {
         hint: 'e.g. xrunhunt aggregate --watch /srv/xrunhunt/inbox',
@@ -230,6 +240,9 @@ Without files, shows the ranking of what the store already holds.`,
           };
           if (values.watch) writeNdjson(io.stdout, { type: 'ranking', ...doc });
           else writeJson(io.stdout, doc);
+        } else if (values.format === 'folded') {
+          // Already safe: frame text is escaped for the folded format (analysis/folded.ts).
+          for (const line of rankingFoldedLines(ranking)) io.stdout.write(line);
         } else if (values.format === 'markdown') {
           io.stdout.write(terminalSafe(renderRankingMarkdown(ranking)));
         } else {
