@@ -10,7 +10,8 @@ import { parseDuration, parseSize } from '../../units.js';
 import { prepareInbox, removeLeftoverTempFiles } from '../../bundle/inbox-dir.js';
 import { inspectInputPath, requireRegularFileWithin } from '../../io/input-path.js';
 import { parseRateLimit } from '../../bundle/rate-limit.js';
-import { uploadLogLine } from '../../net/upload-log-line.js';
+import { LOG_OPTIONS, openDaemonLog } from '../../log/daemon-log.js';
+import { uploadLevel, uploadRecord } from '../../log/upload-record.js';
 import {
   DEFAULT_RECEIVER_LIMITS,
   isLoopbackHost,
@@ -59,7 +60,9 @@ atomically into the inbox as <sha256>.json[.gz]. Answers: 201 accepted, 200 dupl
 (Retry-After). A body must arrive within 30 s at 4 KiB/s or more after 3 s; at most 8
 uploads at once per client address; work starts only once a body is complete. Listens
 on loopback unless told otherwise; put it behind a TLS reverse proxy to collect over the
-internet, and always use --token then. See docs/aggregate.md.`,
+internet, and always use --token then. GET /schema answers the bundle's JSON Schema.
+Logs: JSON lines (time, level, one record per upload with id, bytes, result, duration,
+client) on stderr, or appended to --log-file. See docs/aggregate.md.`,
   examples: [
     'xrunhunt serve --inbox /srv/xrunhunt/inbox',
     'xrunhunt serve --inbox ./inbox --listen 0.0.0.0:8734 --token /etc/xrunhunt/token',
@@ -102,8 +105,9 @@ internet, and always use --token then. See docs/aggregate.md.`,
     },
     json: {
       type: 'boolean',
-      description: 'log as NDJSON on stdout (listening address, one record per upload)',
+      description: 'results as NDJSON on stdout (listening address, one record per upload)',
     },
+    ...LOG_OPTIONS,
   },
   async run(ctx) {
     const { io, values } = ctx;
@@ -138,52 +142,72 @@ internet, and always use --token then. See docs/aggregate.md.`,
     const inbox = resolve(io.cwd, values.inbox);
     prepareInbox(inbox);
     const leftovers = removeLeftoverTempFiles(inbox);
+    const log = openDaemonLog({
+      command: 'serve',
+      level: values['log-level'],
+      file: values['log-file'] === undefined ? null : resolve(io.cwd, values['log-file']),
+      stderr: io.stderr,
+    });
+    // Human lines on stderr only when the log is elsewhere (a file): never two streams mixed.
+    const human = (text: string): void => {
+      if (log.target !== 'stderr' && !values.json) io.stderr.write(text);
+    };
     if (!isLoopbackHost(listen.host) && token === null) {
-      io.stderr.write(
-        `xrunhunt: warning: listening on ${listen.host} without --token: anyone who can reach this port can fill the inbox\n`,
-      );
+      const warning = `listening on ${listen.host} without --token: anyone who can reach this port can fill the inbox`;
+      log.logger.warn({ event: 'no-token', host: listen.host }, warning);
+      human(`xrunhunt: warning: ${warning}\n`);
     }
     const counts = { accepted: 0, duplicate: 0, rejected: 0, aborted: 0, failed: 0 };
     const onResult = (r: UploadResult): void => {
       counts[r.outcome]++;
       if (values.json) writeNdjson(io.stdout, { type: 'upload', ...r });
-      else io.stderr.write(uploadLogLine(new Date(), r));
+      log.logger[uploadLevel(r)](uploadRecord(r), 'upload');
     };
-    const rx = await startReceiver({
-      inbox,
-      token,
-      maxBytes,
-      rateLimit,
-      host: listen.host,
-      port: listen.port,
-      onResult,
-    });
-    if (values.json) {
-      if (leftovers.length) writeNdjson(io.stdout, { type: 'cleanup', removed: leftovers });
-      writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox });
-    } else {
+    try {
+      const rx = await startReceiver({
+        inbox,
+        token,
+        maxBytes,
+        rateLimit,
+        host: listen.host,
+        port: listen.port,
+        onResult,
+      });
       if (leftovers.length) {
-        io.stderr.write(
+        log.logger.info(
+          { event: 'cleanup', removed: leftovers.length },
+          'removed leftover temp files',
+        );
+        human(
           `removed ${leftovers.length} temp file(s) an interrupted earlier run left in ${quoteUntrusted(inbox)}\n`,
         );
       }
-      io.stderr.write(`listening on ${rx.url} → ${quoteUntrusted(inbox)} (Ctrl-C to stop)\n`);
-    }
-    await new Promise<void>((done) => {
-      const timer = durationMs === null ? undefined : setTimeout(done, durationMs);
-      const stop = (): void => {
-        if (timer) clearTimeout(timer);
-        done();
-      };
-      if (ctx.signal.aborted) stop();
-      else ctx.signal.addEventListener('abort', stop, { once: true });
-    });
-    await rx.close();
-    if (values.json) writeNdjson(io.stdout, { type: 'stopped', ...counts });
-    else
-      io.stderr.write(
+      log.logger.info({ event: 'listening', url: rx.url, inbox }, 'listening');
+      human(
+        `listening on ${rx.url} → ${quoteUntrusted(inbox)} (Ctrl-C to stop); log: ${quoteUntrusted(log.target)}\n`,
+      );
+      if (values.json) {
+        if (leftovers.length) writeNdjson(io.stdout, { type: 'cleanup', removed: leftovers });
+        writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox });
+      }
+      await new Promise<void>((done) => {
+        const timer = durationMs === null ? undefined : setTimeout(done, durationMs);
+        const stop = (): void => {
+          if (timer) clearTimeout(timer);
+          done();
+        };
+        if (ctx.signal.aborted) stop();
+        else ctx.signal.addEventListener('abort', stop, { once: true });
+      });
+      await rx.close();
+      log.logger.info({ event: 'stopped', ...counts }, 'stopped');
+      if (values.json) writeNdjson(io.stdout, { type: 'stopped', ...counts });
+      human(
         `stopped: ${counts.accepted} accepted, ${counts.duplicate} duplicate, ${counts.rejected} rejected, ${counts.aborted} aborted by the client, ${counts.failed} failed\n`,
       );
+    } finally {
+      await log.close();
+    }
     return 0;
   },
 });
