@@ -23,11 +23,25 @@ import {
 import { escapeControlChars } from '../../text/untrusted-text.js';
 import { renderRankingMarkdown, renderRankingText } from '../../bundle/ranking-render.js';
 import { rankingFoldedLines } from '../../bundle/folded-ranking.js';
+import { LOG_OPTIONS, openDaemonLog, type DaemonLog } from '../../log/daemon-log.js';
+import { createProgressReporter } from '../progress.js';
+import { ingestFilesWithProgress } from '../progress-ingest.js';
 import { GROUP_BYS, openFleetStore, type FleetRanking } from '../../bundle/store.js';
 import type { Signer } from '../../bundle/signer.js';
 import type { FleetDashboard } from '../../tui/fleet-dashboard.js';
 
 export { defaultFleetDb } from '../../bundle/fleet-paths.js';
+
+/** The counts of an ingest report for a log record (skipped files are logged one by one). */
+function ingestCounts(r: IngestReport): Record<string, number> {
+  return {
+    files: r.files,
+    added: r.added,
+    duplicates: r.duplicates,
+    unchanged: r.unchanged,
+    skipped: r.skipped.length,
+  };
+}
 
 /** Parses --since: an ISO date/time, or a duration back from now (90m, 12h, 7d, 2w). */
 export function parseSince(text: string, nowMs: number): number {
@@ -127,6 +141,7 @@ Without files, shows the ranking of what the store already holds.`,
       description:
         'with --watch on a terminal: a live ranking dashboard instead of reprinting (q quits)',
     },
+    ...LOG_OPTIONS,
   },
   async run(ctx) {
     const { io, values } = ctx;
@@ -167,6 +182,20 @@ Without files, shows the ranking of what the store already holds.`,
     prepareFleetDbFolder(dbPath, values.db !== undefined);
 
     let dash: FleetDashboard | null = null;
+    // The daemon form (--watch) always logs; a one-off run only when given a --log-file.
+    const log: DaemonLog | null =
+      values.watch || values['log-file'] !== undefined
+        ? openDaemonLog({
+            command: 'aggregate',
+            level: values['log-level'],
+            file: values['log-file'] === undefined ? null : resolve(io.cwd, values['log-file']),
+            stderr: io.stderr,
+          })
+        : null;
+    // With the log on stderr, its records replace the human lines (one stream, one shape).
+    const say = (text: string): void => {
+      if (log?.target !== 'stderr') io.stderr.write(text);
+    };
     const store = openFleetStore(dbPath);
     try {
       const plan = resignPlan({
@@ -180,8 +209,13 @@ Without files, shows the ranking of what the store already holds.`,
         signer = await loadAnalyzerSigner();
       }
       const warnSkip = (s: { file: string; reason: string; quarantinedTo?: string }): void => {
-        io.stderr.write(
-          `xrunhunt: skipped ${escapeControlChars(s.reason)}${s.quarantinedTo ? ` (moved to ${displayName(s.quarantinedTo)})` : ''}\n`,
+        const reason = escapeControlChars(s.reason);
+        log?.logger.warn(
+          { event: 'skipped', ...(s.quarantinedTo ? { quarantinedTo: s.quarantinedTo } : {}) },
+          reason,
+        );
+        say(
+          `xrunhunt: skipped ${reason}${s.quarantinedTo ? ` (moved to ${displayName(s.quarantinedTo)})` : ''}\n`,
         );
       };
       const resignInfo =
@@ -204,9 +238,22 @@ Without files, shows the ranking of what the store already holds.`,
         const { ingestInboxesOnce } = await import('../../bundle/inbox-watch.js');
         report = ingestInboxesOnce(store, paths, listedAtMs, options);
       } else if (files.length > 0) {
-        report = ingestFiles(store, files, options);
+        const progress = createProgressReporter(
+          { write: (t: string) => io.stderr.write(t), isTTY: io.stderrIsTTY },
+          {
+            total: files.length,
+            ...(log
+              ? {
+                  record: (p, line) =>
+                    log!.logger.info({ event: 'progress', done: p.done, total: p.total }, line),
+                }
+              : {}),
+          },
+        );
+        report = ingestFilesWithProgress(store, files, options, progress);
       }
-      if (files.length > 0 && !values.json) io.stderr.write(`${summarizeIngest(report)}\n`);
+      if (files.length > 0 && !values.json) say(`${summarizeIngest(report)}\n`);
+      log?.logger.info({ event: 'ingest', ...ingestCounts(report) }, summarizeIngest(report));
 
       const rank = (): FleetRanking => store.rank({ by: by ?? null, sinceMs, top });
       const html = values.html === undefined ? null : resolve(io.cwd, values.html);
@@ -257,22 +304,34 @@ Without files, shows the ranking of what the store already holds.`,
 
       const { watchInboxes } = await import('../../bundle/inbox-watch.js');
       if (!values.json && !dash)
-        io.stderr.write(`watching ${paths.map(displayName).join(', ')} (Ctrl-C to stop)\n`);
+        say(`watching ${paths.map(displayName).join(', ')} (Ctrl-C to stop)\n`);
+      log?.logger.info({ event: 'watching', inboxes: paths }, 'watching');
       // q on the dashboard stops watching like Ctrl-C does.
       const stopped = new AbortController();
       dash?.quit.then(() => stopped.abort()).catch(() => undefined);
       await watchInboxes(paths, {
         signal: AbortSignal.any([ctx.signal, stopped.signal]),
         catchUpSinceMs: listedAtMs,
-        onError: (err) =>
-          io.stderr.write(
-            `xrunhunt: watch: ${escapeControlChars((err as Error).message ?? String(err))}\n`,
-          ),
+        onError: (err) => {
+          const message = escapeControlChars((err as Error).message ?? String(err));
+          log?.logger.error({ event: 'watch-error' }, message);
+          say(`xrunhunt: watch: ${message}\n`);
+        },
         onFiles: (inbox, changed) => {
+          const t0 = performance.now();
           const r = ingestFiles(store, changed, { ...options, inbox });
           if (r.added === 0 && r.duplicates === 0 && r.skipped.length === 0) return;
+          log?.logger.info(
+            {
+              event: 'ingest',
+              inbox,
+              ...ingestCounts(r),
+              durationMs: Math.round(performance.now() - t0),
+            },
+            summarizeIngest(r),
+          );
           if (values.json) writeNdjson(io.stdout, { type: 'ingest', inbox, ...r });
-          else if (!dash) io.stderr.write(`${new Date().toISOString()} ${summarizeIngest(r)}\n`);
+          else if (!dash) say(`${new Date().toISOString()} ${summarizeIngest(r)}\n`);
           if (r.added > 0) {
             if (!values.json && io.stdoutIsTTY && !dash) io.stdout.write('\x1b[2J\x1b[H');
             show(rank(), r);
@@ -286,10 +345,12 @@ Without files, shows the ranking of what the store already holds.`,
           stopped.signal.addEventListener('abort', () => done(), { once: true });
         }
       });
+      log?.logger.info({ event: 'stopped' }, 'stopped');
       return 0;
     } finally {
       dash?.close();
       store.close();
+      await log?.close();
     }
   },
 });

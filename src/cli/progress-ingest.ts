@@ -1,0 +1,38 @@
+// Ingest of many bundle files with progress: the file list in chunks (ingestFiles is
+// synchronous; between chunks the reporter can draw), the chunk reports summed into one.
+import { ingestFiles, type IngestOptions, type IngestReport } from '../bundle/ingest.js';
+import type { FleetStore } from '../bundle/store.js';
+import type { ProgressReporter } from './progress.js';
+
+/** Files ingested between two progress updates (a few ms of work each). */
+export const PROGRESS_CHUNK = 200;
+
+/** Adds one chunk's report into the running total. */
+export function addIngestReport(total: IngestReport, r: IngestReport): void {
+  total.files += r.files;
+  total.added += r.added;
+  total.duplicates += r.duplicates;
+  total.unchanged += r.unchanged;
+  total.skipped.push(...r.skipped);
+}
+
+/** ingestFiles with a progress reporter; exists so aggregate over a folder shows it moving. */
+export function ingestFilesWithProgress(
+  store: FleetStore,
+  files: string[],
+  options: IngestOptions,
+  progress: ProgressReporter,
+  chunk = PROGRESS_CHUNK,
+): IngestReport {
+  const total: IngestReport = { files: 0, added: 0, duplicates: 0, unchanged: 0, skipped: [] };
+  try {
+    for (let i = 0; i < files.length; i += chunk) {
+      if (options.signal?.aborted) break;
+      addIngestReport(total, ingestFiles(store, files.slice(i, i + chunk), options));
+      progress.update(Math.min(files.length, i + chunk));
+    }
+  } finally {
+    progress.finish();
+  }
+  return total;
+}
