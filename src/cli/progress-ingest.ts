@@ -1,11 +1,15 @@
 // Ingest of many bundle files with progress: the file list in chunks (ingestFiles is
 // synchronous; between chunks the reporter can draw), the chunk reports summed into one.
-import { ingestFiles, type IngestOptions, type IngestReport } from '../bundle/ingest.js';
+// A chunk is one ingest batch (one transaction), so a kill -9 still leaves whole batches.
+import {
+  INGEST_BATCH,
+  ingestFiles,
+  type IngestOptions,
+  type IngestReport,
+} from '../bundle/ingest.js';
 import type { FleetStore } from '../bundle/store.js';
 import type { ProgressReporter } from './progress.js';
 
-/** Files ingested between two progress updates (a few ms of work each). */
-export const PROGRESS_CHUNK = 200;
 
 /** Adds one chunk's report into the running total. */
 export function addIngestReport(total: IngestReport, r: IngestReport): void {
@@ -22,7 +26,7 @@ export function ingestFilesWithProgress(
   files: string[],
   options: IngestOptions,
   progress: ProgressReporter,
-  chunk = PROGRESS_CHUNK,
+  chunk = options.batchSize ?? INGEST_BATCH,
 ): IngestReport {
   const total: IngestReport = { files: 0, added: 0, duplicates: 0, unchanged: 0, skipped: [] };
   try {

@@ -5,6 +5,7 @@
 // here, synchronously, so a bad path is a clear error before the daemon starts; writes are
 // asynchronous (buffered), and close() flushes them on every normal exit path.
 import { closeSync, openSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { XrunhuntError, errnoCode } from '../errors.js';
@@ -25,9 +26,14 @@ export const LOG_OPTIONS = {
   'log-file': {
     type: 'string',
     valueName: 'FILE',
-    description: 'append the log (JSON lines) to FILE instead of stderr',
+    description: 'append the log (JSON lines) to FILE; - for stderr',
   },
 } as const;
+
+/** The --log-file value as a path: null for stderr (not given, or "-"). */
+export function logFilePath(arg: string | undefined, cwd: string): string | null {
+  return arg === undefined || arg === '-' ? null : resolve(cwd, arg);
+}
 
 export interface DaemonLogOptions {
   /** The command, on every record as "cmd". */

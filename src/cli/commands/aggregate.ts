@@ -23,7 +23,7 @@ import {
 import { escapeControlChars } from '../../text/untrusted-text.js';
 import { renderRankingMarkdown, renderRankingText } from '../../bundle/ranking-render.js';
 import { rankingFoldedLines } from '../../bundle/folded-ranking.js';
-import { LOG_OPTIONS, openDaemonLog, type DaemonLog } from '../../log/daemon-log.js';
+import { LOG_OPTIONS, logFilePath, openDaemonLog, type DaemonLog } from '../../log/daemon-log.js';
 import { createProgressReporter } from '../progress.js';
 import { ingestFilesWithProgress } from '../progress-ingest.js';
 import { GROUP_BYS, openFleetStore, type FleetRanking } from '../../bundle/store.js';
@@ -188,7 +188,7 @@ Without files, shows the ranking of what the store already holds.`,
         ? openDaemonLog({
             command: 'aggregate',
             level: values['log-level'],
-            file: values['log-file'] === undefined ? null : resolve(io.cwd, values['log-file']),
+            file: logFilePath(values['log-file'], io.cwd),
             stderr: io.stderr,
           })
         : null;

@@ -10,7 +10,7 @@ import { parseDuration, parseSize } from '../../units.js';
 import { prepareInbox, removeLeftoverTempFiles } from '../../bundle/inbox-dir.js';
 import { inspectInputPath, requireRegularFileWithin } from '../../io/input-path.js';
 import { parseRateLimit } from '../../bundle/rate-limit.js';
-import { LOG_OPTIONS, openDaemonLog } from '../../log/daemon-log.js';
+import { LOG_OPTIONS, logFilePath, openDaemonLog } from '../../log/daemon-log.js';
 import { uploadLevel, uploadRecord } from '../../log/upload-record.js';
 import {
   DEFAULT_RECEIVER_LIMITS,
@@ -145,7 +145,7 @@ client) on stderr, or appended to --log-file. See docs/aggregate.md.`,
     const log = openDaemonLog({
       command: 'serve',
       level: values['log-level'],
-      file: values['log-file'] === undefined ? null : resolve(io.cwd, values['log-file']),
+      file: logFilePath(values['log-file'], io.cwd),
       stderr: io.stderr,
     });
     // Human lines on stderr only when the log is elsewhere (a file): never two streams mixed.
