@@ -70,7 +70,17 @@ export function watchLogRecord(e: WatchEvent): LogRecord | null {
     case 'ranking':
     case 'stats':
       return { level: 'debug', msg: e.type, fields: at };
-    default:
+    // Session-shaped events a watch re-emits for the dashboard, and the full report: in
+    // events.ndjson / --json, not in the log.
+    case 'kernel-event':
+    case 'phase-end':
+    case 'phase-start':
+    case 'playback-started':
+    case 'preflight':
+    case 'report':
+    case 'session-end':
+    case 'session-start':
+    case 'xrun':
       return null;
   }
 }

@@ -71,5 +71,6 @@ test('watch --log-file: JSON records with time and level in the file, human text
   assert.ok(start, JSON.stringify(records));
   assert.equal(start['level'], 'info');
   assert.ok(records.some((x) => x['event'] === 'watch-report' && x['msg'] === 'watch ended'));
+  // eslint-disable-next-line no-control-regex
   assert.doesNotMatch(readFileSync(logFile, 'utf8'), /[\u0000-\u0009\u000b-\u001f]/);
 });
