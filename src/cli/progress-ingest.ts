@@ -10,7 +10,6 @@ import {
 import type { FleetStore } from '../bundle/store.js';
 import type { ProgressReporter } from './progress.js';
 
-
 /** Adds one chunk's report into the running total. */
 export function addIngestReport(total: IngestReport, r: IngestReport): void {
   total.files += r.files;
