@@ -27,6 +27,7 @@ import { createSlowUploadRegistry } from '../net/slow-upload-registry.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { bundleHash } from './content-hash.js';
 import { isGzip, parseBundleBytes } from './read.js';
+import { bundleJsonSchemaText } from './schema-document.js';
 import { createRateLimiter, type RateLimitConfig } from './rate-limit.js';
 import { writeFileAtomic } from './write.js';
 
@@ -124,6 +125,8 @@ export interface UploadResult {
   bytes?: number;
   /** How long it waited for admission (ms), when it had to wait. */
   queuedMs?: number;
+  /** From the request's arrival to its answer (ms). */
+  durationMs?: number;
   /** Why it was refused, control characters escaped (it may quote the client's data). */
   error?: string;
 }
@@ -252,7 +255,7 @@ export function createUploadHandler(
     bytes: limits.decodedBytesBudget,
     maxWaiting: limits.maxWaiting,
   });
-  const result = (r: UploadResult): void => options.onResult?.(r);
+  const report = (r: UploadResult): void => options.onResult?.(r);
   const health = (): ReceiverHealth => {
     const g = gate.stats();
     return {
@@ -267,6 +270,7 @@ export function createUploadHandler(
 
   const trusted = options.trustedProxies ?? new Set<string>();
   return (req, res) => {
+    const started = now();
     const client =
       forwardedClient(req.socket.remoteAddress, req.headers['x-forwarded-for'], trusted) ??
       'unknown';
@@ -276,8 +280,21 @@ export function createUploadHandler(
       send(res, 200, { ...health() });
       return;
     }
+    if (req.method === 'GET' && path === '/schema') {
+      // The published format, so a client (or a curious human) can check bundles before sending.
+      const text = bundleJsonSchemaText();
+      res.writeHead(200, {
+        'content-type': 'application/schema+json',
+        'content-length': Buffer.byteLength(text),
+      });
+      res.end(text);
+      return;
+    }
+    const result = (r: UploadResult): void => report({ ...r, durationMs: now() - started });
     if (path !== '/' && path !== '/bundles') {
-      send(res, 404, { error: 'not found: POST bundles to / or /bundles' });
+      send(res, 404, {
+        error: 'not found: POST bundles to / or /bundles (GET /schema: the format)',
+      });
       return;
     }
     if (req.method !== 'POST') {
@@ -351,7 +368,7 @@ export function createUploadHandler(
       }
       res.once('close', place);
       if (req.socket.destroyed) place(); // closed before the listener was there
-      await receiveUpload(req, res, client, key, place, reject);
+      await receiveUpload(req, res, client, key, place, reject, result);
     })();
   };
 
@@ -383,6 +400,7 @@ export function createUploadHandler(
     key: string,
     releasePlace: () => void,
     reject: (status: number, error: string, headers?: Record<string, string>) => void,
+    result: (r: UploadResult) => void,
   ): Promise<void> {
     const arrived = await readBodyBounded(req, {
       maxBytes: options.maxBytes,

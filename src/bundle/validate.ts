@@ -1,30 +1,14 @@
-// Pure validation of a parsed bundle: every field checked, the first problem reported with
-// its path and the value found ("bundle X: phases[2].endMs: expected a number, found "abc"").
+// Pure validation of a parsed bundle against the TypeBox schema of schema.ts (the one
+// source of the format): every field checked, the first problem reported with its path and
+// the value found ("bundle X: phases[2].endMs: expected a number, found "abc""), and a clean
+// copy rebuilt in the schema's property order (unknown properties dropped, configFlags
+// sorted), so a validated bundle's JSON text is canonical (bundleHash). The schema is
+// turned into a tree of checking closures once; the rules JSON Schema cannot say (a date,
+// endMs ≥ startMs, an index into events) follow the schema walk.
 // Older format versions are upgraded first (upgrade.ts); newer ones are refused.
+import { Kind, OptionalKind, type TSchema } from '@sinclair/typebox';
 import { XrunhuntError } from '../errors.js';
-import {
-  BUNDLE_EVENT_KINDS,
-  BUNDLE_KINDS,
-  BUNDLE_OFFENDER_CLASSES,
-  CAPTURE_BACKENDS,
-  FORMAT_VERSION,
-  KERNEL_LOG_SOURCES,
-  PREEMPT_MODELS,
-  type Bundle,
-  type BundleCard,
-  type BundleEvent,
-  type BundleHistograms,
-  type BundleHost,
-  type BundleOffenderRank,
-  type BundleParams,
-  type BundlePhase,
-  type BundleThroughput,
-  type BundleTry,
-  type BundleTryArm,
-  type BundleTryRate,
-  type BundleXrun,
-  type LatencySummary,
-} from './schema.js';
+import { BundleSchema, MACHINE_ID_PATTERN, type Bundle } from './schema.js';
 import { upgradeBundle } from './upgrade.js';
 import { escapeControlChars } from '../text/untrusted-text.js';
 
@@ -58,316 +42,157 @@ const fail = (path: string, expected: string, found: unknown): never => {
   throw new Invalid(path, `expected ${expected}, found ${describeValue(found)}`);
 };
 
-const obj = (v: unknown, path: string): Obj =>
-  typeof v === 'object' && v !== null && !Array.isArray(v)
-    ? (v as Obj)
-    : fail(path, 'an object', v);
-
-const str = (o: Obj, k: string, path: string, maxLen = 4096): string => {
-  const v = o[k];
-  if (typeof v !== 'string') return fail(`${path}${k}`, 'a string', v);
-  if (v.length > maxLen) return fail(`${path}${k}`, `a string of at most ${maxLen} characters`, v);
-  return v;
+/** What a pattern means, in words, for the error message. */
+const PATTERN_MEANING: Record<string, string> = {
+  [MACHINE_ID_PATTERN]: 'letters, digits, "-" or "_"',
 };
 
-const strOrNull = (o: Obj, k: string, path: string): string | null =>
-  o[k] === null ? null : str(o, k, path);
+/** Checks one value at a path and returns its clean copy. */
+type Check = (v: unknown, path: string) => unknown;
 
-const num = (o: Obj, k: string, path: string, min = -Infinity): number => {
-  const v = o[k];
-  if (typeof v !== 'number' || !Number.isFinite(v)) return fail(`${path}${k}`, 'a number', v);
-  if (v < min) return fail(`${path}${k}`, `a number ≥ ${min}`, v);
-  return v;
-};
+const join = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
 
-const int = (o: Obj, k: string, path: string, min = 0): number => {
-  const v = num(o, k, path, min);
-  return Number.isInteger(v) ? v : fail(`${path}${k}`, 'a whole number', v);
-};
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const numOrNull = (o: Obj, k: string, path: string, min = -Infinity): number | null =>
-  o[k] === null ? null : num(o, k, path, min);
-
-const intOrNull = (o: Obj, k: string, path: string, min = 0): number | null =>
-  o[k] === null ? null : int(o, k, path, min);
-
-const bool = (o: Obj, k: string, path: string): boolean =>
-  typeof o[k] === 'boolean' ? (o[k] as boolean) : fail(`${path}${k}`, 'true or false', o[k]);
-
-const oneOf = <T extends string>(o: Obj, k: string, path: string, allowed: readonly T[]): T => {
-  const v = o[k];
-  return typeof v === 'string' && (allowed as readonly string[]).includes(v)
-    ? (v as T)
-    : fail(`${path}${k}`, `one of ${allowed.join('|')}`, v);
-};
-
-const arr = <T>(o: Obj, k: string, path: string, each: (v: unknown, p: string) => T): T[] => {
-  const v = o[k];
-  if (!Array.isArray(v)) return fail(`${path}${k}`, 'an array', v);
-  return v.map((item, i) => each(item, `${path}${k}[${i}]`));
-};
-
-const strItem = (v: unknown, p: string): string =>
-  typeof v === 'string' ? v : fail(p, 'a string', v);
-
-function card(v: unknown, p: string): BundleCard {
-  const o = obj(v, p);
-  const q = `${p}.`;
-  return {
-    index: int(o, 'index', q),
-    id: str(o, 'id', q),
-    driver: str(o, 'driver', q),
-    name: str(o, 'name', q),
+function objectCheck(schema: TSchema): Check {
+  const props = Object.entries(schema['properties'] as Record<string, TSchema>).map(([key, s]) => ({
+    key,
+    optional: s[OptionalKind] === 'Optional',
+    check: compile(s),
+  }));
+  return (v, path) => {
+    if (!isObj(v)) return fail(path === '' ? '(top level)' : path, 'an object', v);
+    const out: Obj = {};
+    for (const p of props) {
+      const x = v[p.key];
+      if (p.optional && x === undefined) continue;
+      out[p.key] = p.check(x, join(path, p.key));
+    }
+    return out;
   };
 }
 
-function host(v: unknown, p: string): BundleHost {
-  const o = obj(v, p);
-  const q = `${p}.`;
-  const flags = obj(o['configFlags'], `${q}configFlags`);
-  const configFlags: Record<string, boolean> = {};
-  // Keys sorted: a validated bundle's JSON text is canonical (see bundleHash).
-  for (const [k, f] of Object.entries(flags).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    configFlags[k] = typeof f === 'boolean' ? f : fail(`${q}configFlags.${k}`, 'true or false', f);
+function stringCheck(schema: TSchema): Check {
+  const maxLength = schema['maxLength'] as number | undefined;
+  const pattern = schema['pattern'] as string | undefined;
+  const re = pattern === undefined ? undefined : new RegExp(pattern);
+  return (v, path) => {
+    if (typeof v !== 'string') return fail(path, 'a string', v);
+    if (maxLength !== undefined && v.length > maxLength) {
+      return fail(path, `a string of at most ${maxLength} characters`, v);
+    }
+    if (re !== undefined && !re.test(v)) {
+      return fail(path, PATTERN_MEANING[pattern!] ?? `text matching ${pattern}`, v);
+    }
+    return v;
+  };
+}
+
+function numberCheck(schema: TSchema, integer: boolean): Check {
+  const min = schema['minimum'] as number | undefined;
+  const max = schema['maximum'] as number | undefined;
+  const tooBig = min === 0 && max === 1 ? 'a fraction from 0 to 1' : `a number ≤ ${max}`;
+  return (v, path) => {
+    if (typeof v !== 'number' || !Number.isFinite(v)) return fail(path, 'a number', v);
+    if (min !== undefined && v < min) return fail(path, `a number ≥ ${min}`, v);
+    if (max !== undefined && v > max) return fail(path, tooBig, v);
+    if (integer && !Number.isInteger(v)) return fail(path, 'a whole number', v);
+    return v;
+  };
+}
+
+function unionCheck(schema: TSchema): Check {
+  const members = schema['anyOf'] as TSchema[];
+  if (members.every((m) => m[Kind] === 'Literal')) {
+    const allowed = new Set(members.map((m) => m['const'] as unknown));
+    const words = members.map((m) => String(m['const'])).join('|');
+    return (v, path) => (allowed.has(v) ? v : fail(path, `one of ${words}`, v));
   }
-  return {
-    kernelRelease: str(o, 'kernelRelease', q, 256),
-    kernelVersion: str(o, 'kernelVersion', q, 512),
-    arch: str(o, 'arch', q, 64),
-    preempt: oneOf(o, 'preempt', q, PREEMPT_MODELS),
-    hz: intOrNull(o, 'hz', q),
-    configFlags,
-    cards: arr(o, 'cards', q, card),
-    cpus: int(o, 'cpus', q),
-    memBytes: num(o, 'memBytes', q, 0),
-    threadirqs: bool(o, 'threadirqs', q),
+  const nullable = members.some((m) => m[Kind] === 'Null');
+  const rest = members.filter((m) => m[Kind] !== 'Null');
+  if (rest.length !== 1)
+    throw new Error(`schema: unsupported union of ${rest.length} non-null types`);
+  const inner = compile(rest[0]!);
+  return nullable ? (v, path) => (v === null ? null : inner(v, path)) : inner;
+}
+
+function recordCheck(schema: TSchema): Check {
+  const valueSchemas = Object.values(schema['patternProperties'] as Record<string, TSchema>);
+  const each = compile(valueSchemas[0]!);
+  return (v, path) => {
+    if (!isObj(v)) return fail(path, 'an object', v);
+    const out: Obj = {};
+    // Keys sorted: a validated bundle's JSON text is canonical (see bundleHash).
+    for (const [k, x] of Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      out[k] = each(x, `${path}.${k}`);
+    }
+    return out;
   };
 }
 
-function params(v: unknown, p: string): BundleParams | null {
-  if (v === null) return null;
-  const o = obj(v, p);
-  const q = `${p}.`;
-  return {
-    device: str(o, 'device', q),
-    rateHz: int(o, 'rateHz', q, 1),
-    channels: int(o, 'channels', q, 1),
-    format: str(o, 'format', q),
-    periodFrames: int(o, 'periodFrames', q, 1),
-    bufferFrames: int(o, 'bufferFrames', q, 1),
-    rtPolicy: str(o, 'rtPolicy', q),
-    rtPriority: intOrNull(o, 'rtPriority', q),
-    mask: intOrNull(o, 'mask', q),
-    phases: str(o, 'phases', q),
-    captureBackend: oneOf(o, 'captureBackend', q, CAPTURE_BACKENDS),
-  };
-}
-
-function throughput(v: unknown, p: string): BundleThroughput | null {
-  if (v === null) return null;
-  const o = obj(v, p);
-  const q = `${p}.`;
-  const t: BundleThroughput = { bytes: num(o, 'bytes', q, 0), mbPerSec: num(o, 'mbPerSec', q, 0) };
-  if (o['ops'] !== undefined) t.ops = num(o, 'ops', q, 0);
-  if (o['opsPerSec'] !== undefined) t.opsPerSec = num(o, 'opsPerSec', q, 0);
-  return t;
-}
-
-function phase(v: unknown, p: string): BundlePhase {
-  const o = obj(v, p);
-  const q = `${p}.`;
-  const startMs = num(o, 'startMs', q, 0);
-  const endMs = num(o, 'endMs', q, 0);
-  if (endMs < startMs) fail(`${q}endMs`, `a time ≥ startMs (${startMs})`, endMs);
-  return {
-    name: str(o, 'name', q),
-    kind: str(o, 'kind', q),
-    startMs,
-    endMs,
-    throughput: throughput(o['throughput'], `${q}throughput`),
-    xruns: int(o, 'xruns', q),
-  };
-}
-
-function xrun(v: unknown, p: string): BundleXrun {
-  const o = obj(v, p);
-  const q = `${p}.`;
-  const x: BundleXrun = {
-    timeMs: num(o, 'timeMs', q, 0),
-    durationMs: numOrNull(o, 'durationMs', q, 0),
-    phase: strOrNull(o, 'phase', q),
-    kernelEventIndex: intOrNull(o, 'kernelEventIndex', q),
-  };
-  if (o['monotonicNs'] !== undefined) x.monotonicNs = num(o, 'monotonicNs', q, 0);
-  return x;
-}
-
-function event(v: unknown, p: string): BundleEvent {
-  const o = obj(v, p);
-  const q = `${p}.`;
-  const off = obj(o['offender'], `${q}offender`);
-  const oq = `${q}offender.`;
-  return {
-    kind: oneOf(o, 'kind', q, BUNDLE_EVENT_KINDS),
-    pcm: strOrNull(o, 'pcm', q),
-    time: numOrNull(o, 'time', q),
-    phase: strOrNull(o, 'phase', q),
-    offender: {
-      class: oneOf(off, 'class', oq, BUNDLE_OFFENDER_CLASSES),
-      function: strOrNull(off, 'function', oq),
-      module: strOrNull(off, 'module', oq),
-      signature: strOrNull(off, 'signature', oq),
-    },
-    frames: arr(o, 'frames', q, strItem),
-  };
-}
-
-function offenderRank(v: unknown, p: string): BundleOffenderRank {
-  const o = obj(v, p);
-  const q = `${p}.`;
-  const share = num(o, 'share', q, 0);
-  if (share > 1) fail(`${q}share`, 'a fraction from 0 to 1', share);
-  return {
-    function: strOrNull(o, 'function', q),
-    module: strOrNull(o, 'module', q),
-    signature: str(o, 'signature', q),
-    count: int(o, 'count', q),
-    share,
-  };
-}
-
-function summary(v: unknown, p: string): LatencySummary {
-  const o = obj(v, p);
-  const q = `${p}.`;
-  return {
-    min: num(o, 'min', q),
-    p50: num(o, 'p50', q),
-    p99: num(o, 'p99', q),
-    p999: num(o, 'p999', q),
-    max: num(o, 'max', q),
-    count: int(o, 'count', q),
-  };
-}
-
-function histograms(v: unknown, p: string): BundleHistograms | null {
-  if (v === null) return null;
-  const o = obj(v, p);
-  return {
-    headroomUs: summary(o['headroomUs'], `${p}.headroomUs`),
-    writeUs: summary(o['writeUs'], `${p}.writeUs`),
-  };
-}
-
-/** Checks an already-current (formatVersion 1) document; returns a clean copy. */
-function validateCurrent(o: Obj): Bundle {
-  const tool = obj(o['tool'], 'tool');
-  if (tool['name'] !== 'xrunhunt') fail('tool.name', '"xrunhunt"', tool['name']);
-  const createdAt = str(o, 'createdAt', '', 64);
-  if (Number.isNaN(Date.parse(createdAt))) fail('createdAt', 'an ISO 8601 date', createdAt);
-  const machineId = str(o, 'machineId', '', 128);
-  if (!/^[A-Za-z0-9_-]{1,128}$/.test(machineId)) {
-    fail('machineId', 'letters, digits, "-" or "_"', machineId);
+/** Turns a schema (the kinds schema.ts uses) into its checking closure. */
+function compile(schema: TSchema): Check {
+  switch (schema[Kind]) {
+    case 'Object':
+      return objectCheck(schema);
+    case 'String':
+      return stringCheck(schema);
+    case 'Number':
+      return numberCheck(schema, false);
+    case 'Integer':
+      return numberCheck(schema, true);
+    case 'Boolean':
+      return (v, path) => (typeof v === 'boolean' ? v : fail(path, 'true or false', v));
+    case 'Null':
+      return (v, path) => (v === null ? null : fail(path, 'null', v));
+    case 'Literal': {
+      const c = schema['const'] as unknown;
+      return (v, path) => (v === c ? c : fail(path, JSON.stringify(c), v));
+    }
+    case 'Union':
+      return unionCheck(schema);
+    case 'Array': {
+      const item = compile(schema['items'] as TSchema);
+      return (v, path) =>
+        Array.isArray(v) ? v.map((x, i) => item(x, `${path}[${i}]`)) : fail(path, 'an array', v);
+    }
+    case 'Record':
+      return recordCheck(schema);
+    default:
+      throw new Error(`schema: unsupported kind ${String(schema[Kind])}`);
   }
-  const rv = o['rulesVersion'];
-  const rulesVersion =
-    typeof rv === 'number' && Number.isFinite(rv) ? String(rv) : str(o, 'rulesVersion', '', 64);
-  const events = arr(o, 'events', '', event);
-  const xruns = arr(o, 'xruns', '', xrun);
-  xruns.forEach((x, i) => {
-    if (x.kernelEventIndex !== null && x.kernelEventIndex >= events.length) {
+}
+
+const checkBundle = compile(BundleSchema);
+
+/** The rules JSON Schema cannot say; run on the schema-checked copy. */
+function crossFieldRules(b: Bundle): void {
+  if (Number.isNaN(Date.parse(b.createdAt))) fail('createdAt', 'an ISO 8601 date', b.createdAt);
+  b.phases.forEach((ph, i) => {
+    if (ph.endMs < ph.startMs) {
+      fail(`phases[${i}].endMs`, `a time ≥ startMs (${ph.startMs})`, ph.endMs);
+    }
+  });
+  b.xruns.forEach((x, i) => {
+    if (x.kernelEventIndex !== null && x.kernelEventIndex >= b.events.length) {
       fail(
         `xruns[${i}].kernelEventIndex`,
-        `an index into events (0..${events.length - 1})`,
+        `an index into events (0..${b.events.length - 1})`,
         x.kernelEventIndex,
       );
     }
   });
-  const kc = obj(o['kernelCapture'], 'kernelCapture');
-  return {
-    formatVersion: FORMAT_VERSION,
-    tool: { name: 'xrunhunt', version: str(tool, 'version', 'tool.', 64) },
-    kind: oneOf(o, 'kind', '', BUNDLE_KINDS),
-    createdAt,
-    machineId,
-    scrubbed: bool(o, 'scrubbed', ''),
-    host: host(o['host'], 'host'),
-    params: params(o['params'], 'params'),
-    durationMs: num(o, 'durationMs', '', 0),
-    playbackMs: num(o, 'playbackMs', '', 0),
-    phases: arr(o, 'phases', '', phase),
-    xruns,
-    kernelCapture: {
-      source: oneOf(kc, 'source', 'kernelCapture.', KERNEL_LOG_SOURCES),
-      lostMessages: int(kc, 'lostMessages', 'kernelCapture.'),
-    },
-    events,
-    offenders: arr(o, 'offenders', '', offenderRank),
-    histograms: histograms(o['histograms'], 'histograms'),
-    rulesVersion,
-    warnings: arr(o, 'warnings', '', strItem),
-    ...(o['try'] === undefined ? {} : { try: tryBlock(o['try'], 'try') }),
-  };
 }
 
-/** One A/B rate of a `try` bundle. */
-function tryRate(v: unknown, p: string): BundleTryRate {
-  const o = obj(v, p);
-  const q = `${p}.`;
-  const arm = (name: string): BundleTryArm => {
-    const a = obj(o[name], `${q}${name}`);
-    return {
-      count: int(a, 'count', `${q}${name}.`),
-      minutes: num(a, 'minutes', `${q}${name}.`, 0),
-    };
-  };
-  const nullableNum = (key: string): number | null => (o[key] === null ? null : num(o, key, q, 0));
-  return {
-    a: arm('a'),
-    b: arm('b'),
-    ratio: nullableNum('ratio'),
-    low: num(o, 'low', q, 0),
-    high: nullableNum('high'),
-    p: num(o, 'p', q, 0),
-    significant: bool(o, 'significant', q),
-  };
-}
-
-/** The `try` section: knobs, rounds, per-phase rates, verdict. */
-function tryBlock(v: unknown, p: string): BundleTry {
-  const o = obj(v, p);
-  const q = `${p}.`;
-  const top = o['topOffender'];
-  return {
-    knobs: arr(o, 'knobs', q, (k, kp) => {
-      const ko = obj(k, kp);
-      return {
-        spec: str(ko, 'spec', `${kp}.`),
-        what: str(ko, 'what', `${kp}.`),
-        from: str(ko, 'from', `${kp}.`),
-        to: str(ko, 'to', `${kp}.`),
-      };
-    }),
-    rounds: int(o, 'rounds', q),
-    phases: arr(o, 'phases', q, (ph, pp) => ({
-      name: str(obj(ph, pp), 'name', `${pp}.`),
-      ...tryRate(ph, pp),
-    })),
-    total: o['total'] === null ? null : tryRate(o['total'], `${q}total`),
-    topOffender:
-      top === null || top === undefined
-        ? null
-        : (() => {
-            const t = obj(top, `${q}topOffender`);
-            const tq = `${q}topOffender.`;
-            return {
-              name: str(t, 'name', tq),
-              a: int(t, 'a', tq),
-              b: int(t, 'b', tq),
-              rate: tryRate(t['rate'], `${tq}rate`),
-            };
-          })(),
-    verdict: str(o, 'verdict', q, 4000),
-  };
+/** Checks an already-current (formatVersion 1) document; returns a clean copy. */
+function validateCurrent(o: Obj): Bundle {
+  // Reader leniency kept from the hand-written validator: a numeric rulesVersion is read as text.
+  const rv = o['rulesVersion'];
+  const doc =
+    typeof rv === 'number' && Number.isFinite(rv) ? { ...o, rulesVersion: String(rv) } : o;
+  const b = checkBundle(doc, '') as Bundle;
+  crossFieldRules(b);
+  return b;
 }
 
 /**
@@ -378,7 +203,8 @@ function tryBlock(v: unknown, p: string): BundleTry {
 export function validateBundle(json: unknown, name = 'bundle'): Bundle {
   const label = name === 'bundle' ? 'bundle' : `bundle ${name}`;
   try {
-    const top = obj(json, '(top level)');
+    if (!isObj(json)) fail('(top level)', 'an object', json);
+    const top = json as Obj;
     const upgraded = upgradeBundle(top, label);
     return validateCurrent(upgraded);
   } catch (err) {

@@ -24,10 +24,25 @@ import { escapeControlChars } from '../../text/untrusted-text.js';
 import { renderRankingMarkdown, renderRankingText } from '../../bundle/ranking-render.js';
 import { GROUP_BYS, type FleetRanking } from '../../bundle/store.js';
 import { resolveStoreSpec } from '../../store/store-spec.js';
+import { rankingFoldedLines } from '../../bundle/folded-ranking.js';
+import { LOG_OPTIONS, logFilePath, openDaemonLog, type DaemonLog } from '../../log/daemon-log.js';
+import { createProgressReporter } from '../progress.js';
+import { ingestFilesWithProgress } from '../progress-ingest.js';
 import type { Signer } from '../../bundle/signer.js';
 import type { FleetDashboard } from '../../tui/fleet-dashboard.js';
 
 export { defaultFleetDb } from '../../bundle/fleet-paths.js';
+
+/** The counts of an ingest report for a log record (skipped files are logged one by one). */
+function ingestCounts(r: IngestReport): Record<string, number> {
+  return {
+    files: r.files,
+    added: r.added,
+    duplicates: r.duplicates,
+    unchanged: r.unchanged,
+    skipped: r.skipped.length,
+  };
+}
 
 /** Parses --since: an ISO date/time, or a duration back from now (90m, 12h, 7d, 2w). */
 export function parseSince(text: string, nowMs: number): number {
@@ -118,8 +133,9 @@ Without files, shows the ranking of what the store already holds.`,
       type: 'string',
       valueName: 'FORMAT',
       default: 'text',
-      choices: ['text', 'markdown'],
-      description: 'report format (or --json)',
+      choices: ['text', 'markdown', 'folded'],
+      description:
+        "report format (or --json); folded: collapsed stacks for flamegraph.pl / speedscope (each signature's example stack × its incidents)",
     },
     html: {
       type: 'string',
@@ -132,12 +148,21 @@ Without files, shows the ranking of what the store already holds.`,
       description:
         'with --watch on a terminal: a live ranking dashboard instead of reprinting (q quits)',
     },
+    ...LOG_OPTIONS,
   },
   async run(ctx) {
     const { io, values } = ctx;
     const by = values.by;
     const top = parseInteger(values.top, '--top', 1, 100_000);
     const sinceMs = values.since === undefined ? null : parseSince(values.since, Date.now());
+    if (values.watch && values.format === 'folded' && !values.json) {
+      throw new UsageError(
+        '--format folded prints one set of stacks and cannot refresh: leave out --watch',
+        {
+          hint: 'run xrunhunt aggregate --format folded against the same --db while the watcher runs',
+        },
+      );
+    }
     if (values.watch && ctx.positionals.length === 0) {
       throw new UsageError('--watch needs at least one inbox folder to watch', {
         hint: 'e.g. xrunhunt aggregate --watch /srv/xrunhunt/inbox',
@@ -176,6 +201,20 @@ Without files, shows the ranking of what the store already holds.`,
       prepareFleetDbFolder(spec.path, values.db !== undefined || values.store !== undefined);
 
     let dash: FleetDashboard | null = null;
+    // The daemon form (--watch) always logs; a one-off run only when given a --log-file.
+    const log: DaemonLog | null =
+      values.watch || values['log-file'] !== undefined
+        ? openDaemonLog({
+            command: 'aggregate',
+            level: values['log-level'],
+            file: logFilePath(values['log-file'], io.cwd),
+            stderr: io.stderr,
+          })
+        : null;
+    // With the log on stderr, its records replace the human lines (one stream, one shape).
+    const say = (text: string): void => {
+      if (log?.target !== 'stderr') io.stderr.write(text);
+    };
     const { openFleetBackend } = await import('../../store/open-store.js');
     const store = await openFleetBackend(spec);
     try {
@@ -190,8 +229,13 @@ Without files, shows the ranking of what the store already holds.`,
         signer = await loadAnalyzerSigner();
       }
       const warnSkip = (s: { file: string; reason: string; quarantinedTo?: string }): void => {
-        io.stderr.write(
-          `xrunhunt: skipped ${escapeControlChars(s.reason)}${s.quarantinedTo ? ` (moved to ${displayName(s.quarantinedTo)})` : ''}\n`,
+        const reason = escapeControlChars(s.reason);
+        log?.logger.warn(
+          { event: 'skipped', ...(s.quarantinedTo ? { quarantinedTo: s.quarantinedTo } : {}) },
+          reason,
+        );
+        say(
+          `xrunhunt: skipped ${reason}${s.quarantinedTo ? ` (moved to ${displayName(s.quarantinedTo)})` : ''}\n`,
         );
       };
       const resignInfo =
@@ -214,9 +258,22 @@ Without files, shows the ranking of what the store already holds.`,
         const { ingestInboxesOnce } = await import('../../bundle/inbox-watch.js');
         report = await ingestInboxesOnce(store, paths, listedAtMs, options);
       } else if (files.length > 0) {
-        report = await ingestFiles(store, files, options);
+        const progress = createProgressReporter(
+          { write: (t: string) => io.stderr.write(t), isTTY: io.stderrIsTTY },
+          {
+            total: files.length,
+            ...(log
+              ? {
+                  record: (p, line) =>
+                    log!.logger.info({ event: 'progress', done: p.done, total: p.total }, line),
+                }
+              : {}),
+          },
+        );
+        report = await ingestFilesWithProgress(store, files, options, progress);
       }
-      if (files.length > 0 && !values.json) io.stderr.write(`${summarizeIngest(report)}\n`);
+      if (files.length > 0 && !values.json) say(`${summarizeIngest(report)}\n`);
+      log?.logger.info({ event: 'ingest', ...ingestCounts(report) }, summarizeIngest(report));
 
       const rank = (): Promise<FleetRanking> => store.rank({ by: by ?? null, sinceMs, top });
       const html = values.html === undefined ? null : resolve(io.cwd, values.html);
@@ -250,6 +307,9 @@ Without files, shows the ranking of what the store already holds.`,
           };
           if (values.watch) writeNdjson(io.stdout, { type: 'ranking', ...doc });
           else writeJson(io.stdout, doc);
+        } else if (values.format === 'folded') {
+          // Already safe: frame text is escaped for the folded format (analysis/folded.ts).
+          for (const line of rankingFoldedLines(ranking)) io.stdout.write(line);
         } else if (values.format === 'markdown') {
           io.stdout.write(terminalSafe(renderRankingMarkdown(ranking)));
         } else {
@@ -264,22 +324,34 @@ Without files, shows the ranking of what the store already holds.`,
 
       const { watchInboxes } = await import('../../bundle/inbox-watch.js');
       if (!values.json && !dash)
-        io.stderr.write(`watching ${paths.map(displayName).join(', ')} (Ctrl-C to stop)\n`);
+        say(`watching ${paths.map(displayName).join(', ')} (Ctrl-C to stop)\n`);
+      log?.logger.info({ event: 'watching', inboxes: paths }, 'watching');
       // q on the dashboard stops watching like Ctrl-C does.
       const stopped = new AbortController();
       dash?.quit.then(() => stopped.abort()).catch(() => undefined);
       await watchInboxes(paths, {
         signal: AbortSignal.any([ctx.signal, stopped.signal]),
         catchUpSinceMs: listedAtMs,
-        onError: (err) =>
-          io.stderr.write(
-            `xrunhunt: watch: ${escapeControlChars((err as Error).message ?? String(err))}\n`,
-          ),
+        onError: (err) => {
+          const message = escapeControlChars((err as Error).message ?? String(err));
+          log?.logger.error({ event: 'watch-error' }, message);
+          say(`xrunhunt: watch: ${message}\n`);
+        },
         onFiles: async (inbox, changed) => {
+          const t0 = performance.now();
           const r = await ingestFiles(store, changed, { ...options, inbox });
           if (r.added === 0 && r.duplicates === 0 && r.skipped.length === 0) return;
+          log?.logger.info(
+            {
+              event: 'ingest',
+              inbox,
+              ...ingestCounts(r),
+              durationMs: Math.round(performance.now() - t0),
+            },
+            summarizeIngest(r),
+          );
           if (values.json) writeNdjson(io.stdout, { type: 'ingest', inbox, ...r });
-          else if (!dash) io.stderr.write(`${new Date().toISOString()} ${summarizeIngest(r)}\n`);
+          else if (!dash) say(`${new Date().toISOString()} ${summarizeIngest(r)}\n`);
           if (r.added > 0) {
             if (!values.json && io.stdoutIsTTY && !dash) io.stdout.write('\x1b[2J\x1b[H');
             show(await rank(), r);
@@ -293,10 +365,12 @@ Without files, shows the ranking of what the store already holds.`,
           stopped.signal.addEventListener('abort', () => done(), { once: true });
         }
       });
+      log?.logger.info({ event: 'stopped' }, 'stopped');
       return 0;
     } finally {
       dash?.close();
       await store.close();
+      await log?.close();
     }
   },
 });

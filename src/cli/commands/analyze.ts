@@ -9,6 +9,7 @@ import type { XrunEvent } from '../../analysis/types.js';
 import { parseBundleBytes } from '../../bundle/read.js';
 import { bundleFramesToLog } from '../../bundle/frame-text.js';
 import { writeAnalyzeReport } from '../../analysis/stream-report.js';
+import { writeFoldedAnalysis } from '../../analysis/folded-events.js';
 
 export { analysisJson } from '../../analysis/json-report.js';
 
@@ -47,7 +48,7 @@ export const bundleInput: BundleInputHandler = (text, source) => {
 export default defineCommand({
   name: 'analyze',
   summary: 'kernel log → XRUN events → ranked offending kernel code',
-  usage: 'analyze [FILE...|-] [--json | --format text|markdown|json] [--top N] [--verbose]',
+  usage: 'analyze [FILE...|-] [--json | --format text|markdown|json|folded] [--top N] [--verbose]',
   description: `
 Reads kernel logs as users have them — plain dmesg, dmesg -T/-H, /dev/kmsg records,
 journalctl -k (any locale, short-monotonic), syslog kern.log, serial console, text pasted
@@ -62,16 +63,18 @@ is not a terminal. Exit status: 0 no events, 2 events found, 1 error.`,
     'xrunhunt analyze /var/log/kern.log /var/log/kern.log.2.gz',
     'journalctl -k -b -1 | xrunhunt analyze - --format markdown > report.md',
     'xrunhunt analyze capture.txt --json --top 5',
+    'xrunhunt analyze kern.log --format folded | flamegraph.pl > xruns.svg',
   ],
   positionals: true,
   options: {
     json: { type: 'boolean', description: 'one JSON document on stdout (same as --format json)' },
     format: {
       type: 'string',
-      choices: ['text', 'markdown', 'md', 'json'],
+      choices: ['text', 'markdown', 'md', 'json', 'folded'],
       valueName: 'FORMAT',
       default: 'text',
-      description: 'report format: text, markdown or json',
+      description:
+        'report format: text, markdown, json, or folded (collapsed stacks, root first, for flamegraph.pl / speedscope)',
     },
     top: {
       type: 'string',
@@ -87,8 +90,8 @@ is not a terminal. Exit status: 0 no events, 2 events found, 1 error.`,
   },
   async run(ctx) {
     const format = ctx.values.json ? 'json' : ctx.values.format;
-    if (!['text', 'markdown', 'md', 'json'].includes(format)) {
-      throw new UsageError(`--format must be text, markdown or json, got "${format}"`);
+    if (!['text', 'markdown', 'md', 'json', 'folded'].includes(format)) {
+      throw new UsageError(`--format must be text, markdown, json or folded, got "${format}"`);
     }
     let top: number | undefined;
     if (ctx.values.top !== undefined) {
@@ -114,23 +117,27 @@ is not a terminal. Exit status: 0 no events, 2 events found, 1 error.`,
     // A bad --html path is refused before the (possibly long) analysis.
     if (html && htmlPath) html.checkReportTarget(htmlPath);
     const collector = html ? html.createAnalysisViewCollector() : null;
-    const result = await writeAnalyzeReport(
-      files.length === 0 ? '-' : files,
-      {
-        stdin: ctx.io.stdin,
-        stdout: ctx.io.stdout,
-        stderr: ctx.io.stderr,
-        progress: ctx.io.stderrIsTTY,
-        signal: ctx.signal,
-      },
-      {
-        format: format === 'md' ? 'markdown' : (format as 'text' | 'markdown' | 'json'),
-        ...(top ? { top } : {}),
-        verbose: ctx.values.verbose,
-        bundleHandler: bundleInput,
-        ...(collector ? { onEvent: (ev: XrunEvent) => collector.add(ev) } : {}),
-      },
-    );
+    const reportIo = {
+      stdin: ctx.io.stdin,
+      stdout: ctx.io.stdout,
+      stderr: ctx.io.stderr,
+      progress: ctx.io.stderrIsTTY,
+      signal: ctx.signal,
+    };
+    const onEvent = collector ? { onEvent: (ev: XrunEvent) => collector.add(ev) } : {};
+    const result =
+      format === 'folded'
+        ? await writeFoldedAnalysis(files.length === 0 ? '-' : files, reportIo, {
+            bundleHandler: bundleInput,
+            ...onEvent,
+          })
+        : await writeAnalyzeReport(files.length === 0 ? '-' : files, reportIo, {
+            format: format === 'md' ? 'markdown' : (format as 'text' | 'markdown' | 'json'),
+            ...(top ? { top } : {}),
+            verbose: ctx.values.verbose,
+            bundleHandler: bundleInput,
+            ...onEvent,
+          });
     if (html && htmlPath && collector) {
       const inputs = files.length ? files : ['standard input'];
       await html.writeAnalyzeHtmlView(htmlPath, collector.runView(result, inputs), inputs);

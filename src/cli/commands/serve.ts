@@ -10,10 +10,11 @@ import { parseDuration, parseSize } from '../../units.js';
 import { prepareInbox, removeLeftoverTempFiles } from '../../bundle/inbox-dir.js';
 import { inspectInputPath, requireRegularFileWithin } from '../../io/input-path.js';
 import { parseRateLimit } from '../../bundle/rate-limit.js';
-import { uploadLogLine } from '../../net/upload-log-line.js';
 import { parseTrustedProxies } from '../../net/client-key.js';
 import { resolveStoreSpec } from '../../store/store-spec.js';
 import { linkInboxToStore } from '../../store/receiver-store.js';
+import { LOG_OPTIONS, logFilePath, openDaemonLog } from '../../log/daemon-log.js';
+import { uploadLevel, uploadRecord } from '../../log/upload-record.js';
 import {
   DEFAULT_RECEIVER_LIMITS,
   isLoopbackHost,
@@ -62,7 +63,9 @@ atomically into the inbox as <sha256>.json[.gz]. Answers: 201 accepted, 200 dupl
 (Retry-After). A body must arrive within 30 s at 4 KiB/s or more after 3 s; at most 8
 uploads at once per client address; work starts only once a body is complete. Listens
 on loopback unless told otherwise; put it behind a TLS reverse proxy to collect over the
-internet, and always use --token then. See docs/aggregate.md.`,
+internet, and always use --token then. GET /schema answers the bundle's JSON Schema.
+Logs: JSON lines (time, level, one record per upload with id, bytes, result, duration,
+client) on stderr, or appended to --log-file. See docs/aggregate.md.`,
   examples: [
     'xrunhunt serve --inbox /srv/xrunhunt/inbox',
     'xrunhunt serve --inbox ./inbox --listen 0.0.0.0:8734 --token /etc/xrunhunt/token',
@@ -105,7 +108,7 @@ internet, and always use --token then. See docs/aggregate.md.`,
     },
     json: {
       type: 'boolean',
-      description: 'log as NDJSON on stdout (listening address, one record per upload)',
+      description: 'results as NDJSON on stdout (listening address, one record per upload)',
     },
     store: {
       type: 'string',
@@ -119,6 +122,7 @@ internet, and always use --token then. See docs/aggregate.md.`,
       description:
         'reverse proxies (IP addresses) whose X-Forwarded-For names the client: rate limits then key on that client, not on the proxy',
     },
+    ...LOG_OPTIONS,
   },
   async run(ctx) {
     const { io, values } = ctx;
@@ -166,15 +170,27 @@ internet, and always use --token then. See docs/aggregate.md.`,
     const inbox = resolve(io.cwd, values.inbox);
     prepareInbox(inbox);
     const leftovers = removeLeftoverTempFiles(inbox);
+    const log = openDaemonLog({
+      command: 'serve',
+      level: values['log-level'],
+      file: logFilePath(values['log-file'], io.cwd),
+      stderr: io.stderr,
+    });
+    // Human lines on stderr only when the log is elsewhere (a file): never two streams mixed.
+    const human = (text: string): void => {
+      if (log.target !== 'stderr' && !values.json) io.stderr.write(text);
+    };
     if (!isLoopbackHost(listen.host) && token === null) {
-      io.stderr.write(
-        `xrunhunt: warning: listening on ${listen.host} without --token: anyone who can reach this port can fill the inbox\n`,
-      );
+      const warning = `listening on ${listen.host} without --token: anyone who can reach this port can fill the inbox`;
+      log.logger.warn({ event: 'no-token', host: listen.host }, warning);
+      human(`xrunhunt: warning: ${warning}\n`);
     }
+    const storeLabel = spec ? (spec.kind === 'sqlite' ? spec.path : spec.label) : null;
     const storeError = (err: unknown): void => {
-      const msg = `store ${spec?.kind === 'sqlite' ? spec.path : (spec?.label ?? '')}: ${(err as Error).message}; accepted uploads stay in the inbox and are ingested when it is back`;
+      const msg = `store ${storeLabel ?? ''}: ${(err as Error).message}; accepted uploads stay in the inbox and are ingested when it is back`;
+      log.logger.error({ event: 'store-error', store: storeLabel }, msg);
       if (values.json) writeNdjson(io.stdout, { type: 'store-error', error: msg });
-      else io.stderr.write(`xrunhunt: ${msg}\n`);
+      human(`xrunhunt: ${msg}\n`);
     };
     const { openFleetBackend } = await import('../../store/open-store.js');
     // Short reconnect window: an upload is answered within seconds, its file drained later.
@@ -192,53 +208,62 @@ internet, and always use --token then. See docs/aggregate.md.`,
     const onResult = (r: UploadResult): void => {
       counts[r.outcome]++;
       if (values.json) writeNdjson(io.stdout, { type: 'upload', ...r });
-      else io.stderr.write(uploadLogLine(new Date(), r));
+      log.logger[uploadLevel(r)](uploadRecord(r), 'upload');
     };
-    const rx = await startReceiver({
-      inbox,
-      token,
-      maxBytes,
-      rateLimit,
-      host: listen.host,
-      port: listen.port,
-      onResult,
-      ...(trustedProxies ? { trustedProxies } : {}),
-      ...(link ? { store: link } : {}),
-    });
-    const storeLabel = spec ? (spec.kind === 'sqlite' ? spec.path : spec.label) : null;
-    if (values.json) {
-      if (leftovers.length) writeNdjson(io.stdout, { type: 'cleanup', removed: leftovers });
-      if (drained && drained.added > 0) writeNdjson(io.stdout, { type: 'drained', ...drained });
-      writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox, store: storeLabel });
-    } else {
+    try {
+      const rx = await startReceiver({
+        inbox,
+        token,
+        maxBytes,
+        rateLimit,
+        host: listen.host,
+        port: listen.port,
+        onResult,
+        ...(trustedProxies ? { trustedProxies } : {}),
+        ...(link ? { store: link } : {}),
+      });
       if (leftovers.length) {
-        io.stderr.write(
+        log.logger.info(
+          { event: 'cleanup', removed: leftovers.length },
+          'removed leftover temp files',
+        );
+        human(
           `removed ${leftovers.length} temp file(s) an interrupted earlier run left in ${quoteUntrusted(inbox)}\n`,
         );
       }
-      if (drained && drained.added > 0)
-        io.stderr.write(`ingested ${drained.added} inbox file(s) the store did not have yet\n`);
-      io.stderr.write(
-        `listening on ${rx.url} → ${quoteUntrusted(inbox)}${storeLabel ? ` → ${quoteUntrusted(storeLabel)}` : ''} (Ctrl-C to stop)\n`,
+      if (drained && drained.added > 0) {
+        log.logger.info({ event: 'drained', ...drained }, 'ingested inbox files the store lacked');
+        human(`ingested ${drained.added} inbox file(s) the store did not have yet\n`);
+      }
+      log.logger.info({ event: 'listening', url: rx.url, inbox, store: storeLabel }, 'listening');
+      human(
+        `listening on ${rx.url} → ${quoteUntrusted(inbox)}${storeLabel ? ` → ${quoteUntrusted(storeLabel)}` : ''} (Ctrl-C to stop); log: ${quoteUntrusted(log.target)}\n`,
       );
-    }
-    await new Promise<void>((done) => {
-      const timer = durationMs === null ? undefined : setTimeout(done, durationMs);
-      const stop = (): void => {
-        if (timer) clearTimeout(timer);
-        done();
-      };
-      if (ctx.signal.aborted) stop();
-      else ctx.signal.addEventListener('abort', stop, { once: true });
-    });
-    await rx.close();
-    if (drainTimer) clearInterval(drainTimer);
-    await backend?.close();
-    if (values.json) writeNdjson(io.stdout, { type: 'stopped', ...counts });
-    else
-      io.stderr.write(
+      if (values.json) {
+        if (leftovers.length) writeNdjson(io.stdout, { type: 'cleanup', removed: leftovers });
+        if (drained && drained.added > 0) writeNdjson(io.stdout, { type: 'drained', ...drained });
+        writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox, store: storeLabel });
+      }
+      await new Promise<void>((done) => {
+        const timer = durationMs === null ? undefined : setTimeout(done, durationMs);
+        const stop = (): void => {
+          if (timer) clearTimeout(timer);
+          done();
+        };
+        if (ctx.signal.aborted) stop();
+        else ctx.signal.addEventListener('abort', stop, { once: true });
+      });
+      await rx.close();
+      if (drainTimer) clearInterval(drainTimer);
+      await backend?.close();
+      log.logger.info({ event: 'stopped', ...counts }, 'stopped');
+      if (values.json) writeNdjson(io.stdout, { type: 'stopped', ...counts });
+      human(
         `stopped: ${counts.accepted} accepted, ${counts.duplicate} duplicate, ${counts.rejected} rejected, ${counts.aborted} aborted by the client, ${counts.failed} failed\n`,
       );
+    } finally {
+      await log.close();
+    }
     return 0;
   },
 });

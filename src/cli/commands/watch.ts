@@ -11,6 +11,8 @@ import { junitPath, writeJunitFile } from '../../run/junit-file.js';
 import { ROOT_OPTIONS } from '../root-options.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeNdjson } from '../output.js';
+import { LOG_OPTIONS, logFilePath, openDaemonLog } from '../../log/daemon-log.js';
+import { watchLogRecord } from '../../log/watch-record.js';
 import { UsageError } from '../../errors.js';
 import { parseDuration, parseInteger } from '../../units.js';
 import { discoverAsound } from '../../proc/index.js';
@@ -116,6 +118,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
       description: 'NDJSON on stdout: every event as it happens, the report as the last line',
     },
     tui: { type: 'boolean', description: 'show the live dashboard while watching' },
+    ...LOG_OPTIONS,
     junit: {
       type: 'string',
       valueName: 'FILE',
@@ -165,6 +168,17 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
     const journal = journalFolderFor(io);
     writeJournalFolderNotes(io, journal);
     const human = !v.json && !v.tui;
+    // The log is a separate stream, only when asked for: the screen stays human. Opened
+    // before anything is changed, so a bad --log-file path changes nothing.
+    const log =
+      v['log-file'] === undefined
+        ? null
+        : openDaemonLog({
+            command: 'watch',
+            level: v['log-level'],
+            file: logFilePath(v['log-file'], io.cwd),
+            stderr: io.stderr,
+          });
     const handle = startWatch(
       {
         pcms,
@@ -200,6 +214,12 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
         if (e.type !== 'report') writeNdjson(io.stdout, e);
       });
     }
+    if (log) {
+      handle.onEvent((e) => {
+        const rec = watchLogRecord(e);
+        if (rec) log.logger[rec.level](rec.fields, rec.msg);
+      });
+    }
     if (v.tui) {
       preferLiveTerminal(io.stdoutIsTTY);
       const { runDashboard } = await import('../../tui/run-dashboard.js');
@@ -210,7 +230,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
         stdoutIsTTY: io.stdoutIsTTY,
       });
     }
-    const { report, summary, exitCode } = await handle.outcome;
+    const { report, summary, exitCode } = await handle.outcome.finally(() => log?.close());
     if (human || (v.tui && !io.stdoutIsTTY)) io.stdout.write(renderWatchText(report, summary));
     if (junit)
       writeJunitFile(
