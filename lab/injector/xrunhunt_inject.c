@@ -12,7 +12,7 @@
 #include <linux/module.h>
 #include <linux/kernel.h>
 #include <linux/sched.h>
-#include <linux/sched/clock.h>
+#include <linux/timekeeping.h>
 #include <linux/sched/signal.h>
 #include <linux/interrupt.h>
 #include <linux/delay.h>
@@ -46,12 +46,16 @@ static bool reacquire_locks;
 module_param(reacquire_locks, bool, 0400);
 MODULE_PARM_DESC(reacquire_locks, "accepted for test_lockup compatibility; no locks are taken");
 
-/* Busy for time_nsecs with the chosen context off; noinline so stacks name it. */
+/*
+ * Busy for nsecs with the chosen context off; noinline so stacks name it. The clock is read
+ * from the clocksource directly: local_clock() is clamped to the last tick when the TSC is not
+ * stable (as under QEMU/TCG), and with interrupts off the tick never comes — it would spin forever.
+ */
 static noinline void xrunhunt_inject_spin(unsigned long nsecs)
 {
-	u64 end = local_clock() + nsecs;
+	u64 end = ktime_get_mono_fast_ns() + nsecs;
 
-	while (local_clock() < end)
+	while (ktime_get_mono_fast_ns() < end)
 		cpu_relax();
 }
 

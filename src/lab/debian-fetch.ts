@@ -30,7 +30,7 @@ import {
 import type { DebianKernelLayout, DebianKernelName } from './debian-kernel.js';
 import { ensurePackages } from './ensure-packages.js';
 import { buildInitramfs } from './initramfs-build.js';
-import { INJECTOR_SOURCES, injectorBuildCommand } from './injector.js';
+import { INJECTOR_SOURCES, injectorBuildCommand, injectorSourceHash } from './injector.js';
 import { repoRoot } from './lab-paths.js';
 import { aptInstallLine } from './packages.js';
 import { runLogged } from './process-runner.js';
@@ -49,6 +49,8 @@ export interface DebianKernelMeta {
   modulesRoot: string;
   /** xrunhunt_inject.ko, or null when the headers could not be had. */
   injectorModule: string | null;
+  /** injectorSourceHash of the sources the module was built from. */
+  injectorSource: string | null;
   debBytes: number;
   fetchSeconds: number;
   fetchedAt: string;
@@ -156,7 +158,14 @@ export async function ensureDebianKernel(
   const { imagePackage, version, release } = await resolveDebianPackage(name);
   const layout = debianKernelLayout(opts.cacheRoot, imagePackage, version);
   const cached = readDebianMeta(layout);
-  if (cached && (!opts.injector || cached.injectorModule)) return cached;
+  const sourceHash = injectorSourceHash(
+    INJECTOR_SOURCES.map((f) => readFileSync(join(repoRoot, 'lab', 'injector', f), 'utf8')),
+  );
+  const injectorCurrent =
+    cached?.injectorModule != null &&
+    cached.injectorSource === sourceHash &&
+    existsSync(cached.injectorModule);
+  if (cached && (!opts.injector || injectorCurrent)) return cached;
   const started = Date.now();
   let debBytes = cached?.debBytes ?? 0;
   if (!cached) {
@@ -192,6 +201,7 @@ export async function ensureDebianKernel(
     initrd: layout.initrd,
     modulesRoot: layout.root,
     injectorModule,
+    injectorSource: injectorModule ? sourceHash : null,
     debBytes,
     fetchSeconds: Math.round((Date.now() - started) / 100) / 10 + (cached?.fetchSeconds ?? 0),
     fetchedAt: new Date().toISOString(),

@@ -1,6 +1,7 @@
 // The lab's out-of-tree ground-truth offender (lab/injector/xrunhunt_inject.c) for kernels
 // without test_lockup: how it is built against a release's headers and what it is called.
 // Pure: paths in, the make command and file names out.
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 
 /** The module's name, as /proc/modules and the stacks ([xrunhunt_inject]) show it. */
@@ -28,4 +29,11 @@ export function injectorBuildCommand(
     args: ['-C', headersDir, `M=${buildDir}`, `-j${jobs}`, 'modules'],
     module: join(buildDir, `${INJECTOR_MODULE}.ko`),
   };
+}
+
+// A hash of the injector's sources: a cached module built from other sources is rebuilt.
+export function injectorSourceHash(sources: readonly string[]): string {
+  const h = createHash('sha256');
+  for (const s of sources) h.update(`${s.length}\n${s}`);
+  return h.digest('hex').slice(0, 16);
 }
