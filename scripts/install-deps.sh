@@ -6,6 +6,7 @@
 #   alsa-utils                      aplay (peer in benchmarks), amixer
 #   qemu-system-x86, e2fsprogs      the lab VM and its ext4 scratch disk
 #   linux-source-6.1 + toolchain    the lab kernel build
+#   busybox-static                  the initramfs of Debian's own kernels (lab --kernel debian)
 #   tmux                            terminal tests of the dashboard
 #   chromium, fonts-dejavu-core     headless checks (and screenshots) of the HTML reports
 #   groff-base                      renders the generated man page in its test (warnings fail it)
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   libasound2 libasound2-plugins alsa-utils jackd2
   qemu-system-x86 e2fsprogs
-  linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
+  linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod busybox-static
   tmux procps util-linux
   chromium fonts-dejavu-core
   groff-base

@@ -12,6 +12,7 @@ import {
 } from './debian-kernel.js';
 import { INJECTOR_MODULE, injectorBuildCommand, injectorSourceHash } from './injector.js';
 import { loadSoundModules } from './debian-modules.js';
+import { qemuArgs, type BootPlan } from './qemu-command.js';
 
 // Output of `apt-cache depends linux-image-rt-amd64` and `apt-cache policy` on bookworm, 2026-12-01.
 const DEPENDS_RT = 'linux-image-rt-amd64\n  Depends: linux-image-6.1.0-57-rt-amd64\n';
@@ -48,8 +49,7 @@ test('no image in apt-cache depends, or no candidate: an error naming the packag
   );
   assert.throws(
     () => candidateVersion('linux-image-6.1.0-57-amd64', '  Candidate: (none)\n'),
-    (e: unknown) =>
-      e instanceof XrunhuntError && e.message.includes('linux-image-6.1.0-57-amd64'),
+    (e: unknown) => e instanceof XrunhuntError && e.message.includes('linux-image-6.1.0-57-amd64'),
   );
   assert.throws(() => releaseOfImagePackage('linux-image-amd64'), XrunhuntError);
 });
@@ -57,9 +57,15 @@ test('no image in apt-cache depends, or no candidate: an error naming the packag
 test('the cache folder is per package and version; the files are where dpkg-deb -x puts them', () => {
   const l = debianKernelLayout('/c', 'linux-image-6.1.0-57-amd64', '6.1.192-3');
   assert.equal(l.dir, '/c/linux-image-6.1.0-57-amd64_6.1.192-3');
-  assert.equal(l.bzImage, '/c/linux-image-6.1.0-57-amd64_6.1.192-3/root/boot/vmlinuz-6.1.0-57-amd64');
+  assert.equal(
+    l.bzImage,
+    '/c/linux-image-6.1.0-57-amd64_6.1.192-3/root/boot/vmlinuz-6.1.0-57-amd64',
+  );
   assert.notEqual(debianKernelLayout('/c', 'linux-image-6.1.0-57-amd64', '6.1.192-4').dir, l.dir);
-  assert.equal(debianKernelLayout('/c', 'linux-image-6.1.0-57-amd64', '1:2/3').dir.split('/').length, 3);
+  assert.equal(
+    debianKernelLayout('/c', 'linux-image-6.1.0-57-amd64', '1:2/3').dir.split('/').length,
+    3,
+  );
 });
 
 test('a lab cache under a folder the guest covers with tmpfs is refused', () => {
@@ -91,4 +97,31 @@ test('sound modules on a modular kernel: snd-dummy in hrtimer mode, a failure en
   const lines = loadSoundModules('dummy');
   assert.equal(lines[0], '#!/bin/sh');
   assert.match(lines[1]!, /^modprobe snd-dummy hrtimer=1 \|\| \{ .*exit 1; \}$/);
+});
+
+test('a Debian boot passes the initramfs and the module root; other boots are unchanged', () => {
+  const plan: BootPlan = {
+    accel: 'tcg',
+    cpus: 2,
+    memMiB: 1024,
+    kernelImage: '/c/root/boot/vmlinuz-6.1.0-57-amd64',
+    initPath: '/w/lab/guest/init.sh',
+    preempt: 'voluntary',
+    threadirqs: false,
+    resultsDir: '/tmp/r',
+    stdoutFile: '/tmp/o',
+    stderrFile: '/tmp/e',
+  };
+  const plain = qemuArgs(plan);
+  assert.ok(!plain.includes('-initrd'));
+  const args = qemuArgs({
+    ...plan,
+    initrd: '/c/initramfs.cpio',
+    extraKernelArgs: ['xrunhunt.modroot=/c/root'],
+  });
+  assert.equal(args[args.indexOf('-initrd') + 1], '/c/initramfs.cpio');
+  const line = args[args.indexOf('-append') + 1]!.split(' ');
+  // The initramfs reads init= from the command line and switch_roots into it.
+  assert.ok(line.includes('init=/w/lab/guest/init.sh'));
+  assert.ok(line.includes('xrunhunt.modroot=/c/root'));
 });

@@ -30,7 +30,8 @@ test('modules.dep: the 9p root and its virtio transport load after their depende
     return i;
   };
   // Every module's dependencies come before it.
-  for (const p of order) for (const d of dep.get(p) ?? []) assert.ok(at(d) < at(p), `${d} before ${p}`);
+  for (const p of order)
+    for (const d of dep.get(p) ?? []) assert.ok(at(d) < at(p), `${d} before ${p}`);
   assert.equal(new Set(order).size, order.length);
   assert.ok(at('kernel/fs/netfs/netfs.ko') < at('kernel/fs/9p/9p.ko'));
   assert.ok(at('kernel/net/9p/9pnet.ko') < at('kernel/net/9p/9pnet_virtio.ko'));
@@ -72,9 +73,19 @@ test('the file list: folders first, /init, busybox applets, the load list in ord
   });
   const paths = entries.map((e) => e.path);
   const idx = (p: string) => paths.indexOf(p);
-  assert.ok(idx('lib/modules/6.1.0-57-amd64/kernel/net/9p') < idx('lib/modules/6.1.0-57-amd64/kernel/net/9p/9pnet.ko'));
+  assert.ok(
+    idx('lib/modules/6.1.0-57-amd64/kernel/net/9p') <
+      idx('lib/modules/6.1.0-57-amd64/kernel/net/9p/9pnet.ko'),
+  );
   assert.ok(idx('lib') < idx('lib/modules'));
-  for (const p of ['init', 'bin/busybox', 'bin/switch_root', 'bin/insmod', 'dev/console', 'newroot'])
+  for (const p of [
+    'init',
+    'bin/busybox',
+    'bin/switch_root',
+    'bin/insmod',
+    'dev/console',
+    'newroot',
+  ])
     assert.ok(idx(p) >= 0, p);
   const list = entries.find((e) => e.path === INITRAMFS_LOAD_LIST);
   assert.ok(list && list.kind === 'file');

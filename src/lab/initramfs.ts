@@ -42,7 +42,7 @@ export function parseModulesDep(text: string): ModulesDep {
   const dep = new Map<string, string[]>();
   for (const line of text.split('\n')) {
     const colon = line.indexOf(':');
-    if (colon <= 0 || line.startsWith("#")) continue;
+    if (colon <= 0 || line.startsWith('#')) continue;
     const deps = line
       .slice(colon + 1)
       .trim()
