@@ -19,6 +19,7 @@ import { promisify } from 'node:util';
 import { XrunhuntError } from '../errors.js';
 import {
   DEBIAN_METAPACKAGES,
+  DEBIAN_META_FILENAME,
   assertCacheVisibleInGuest,
   candidateVersion,
   debianKernelLayout,
@@ -82,7 +83,9 @@ async function aptQuery(args: string[], pkg: string): Promise<string> {
 }
 
 // Reads meta.json of an unpacked kernel whose files are all still there.
-export function readDebianMeta(layout: DebianKernelLayout): DebianKernelMeta | undefined {
+export function readDebianMeta(
+  layout: Pick<DebianKernelLayout, 'meta'>,
+): DebianKernelMeta | undefined {
   try {
     const m = JSON.parse(readFileSync(layout.meta, 'utf8')) as DebianKernelMeta;
     return existsSync(m.bzImage) && existsSync(m.initrd) ? m : undefined;
@@ -168,8 +171,10 @@ export async function ensureDebianKernel(
   if (cached && (!opts.injector || injectorCurrent)) return cached;
   const started = Date.now();
   let debBytes = cached?.debBytes ?? 0;
-  if (!cached) {
-    await ensurePackages({ ...opts, packages: ['busybox-static', 'kmod'] });
+  // root/ appears only complete (renamed after unpack and depmod): reuse it when meta is gone.
+  const unpacked = existsSync(join(layout.root, 'lib', 'modules', release, 'modules.dep'));
+  if (!cached) await ensurePackages({ ...opts, packages: ['busybox-static', 'kmod'] });
+  if (!cached && !unpacked) {
     rmSync(layout.dir, { recursive: true, force: true });
     const dl = join(layout.dir, 'download');
     mkdirSync(dl, { recursive: true });
@@ -185,7 +190,10 @@ export async function ensureDebianKernel(
     await run('depmod', ['-b', tmpRoot, release], opts);
     renameSync(tmpRoot, layout.root);
     rmSync(dl, { recursive: true, force: true });
-    const ird = buildInitramfs(layout.root, release, layout.initrd);
+  }
+  if (!cached) {
+    const ird = buildInitramfs(layout.root, release, `${layout.initrd}.part`);
+    renameSync(`${layout.initrd}.part`, layout.initrd);
     opts.progress(
       `lab: ${name}: initramfs ${(ird.bytes / 1e6).toFixed(1)} MB with ${ird.modules.length} modules`,
     );
@@ -209,4 +217,20 @@ export async function ensureDebianKernel(
   writeFileSync(layout.meta, JSON.stringify(meta, null, 2) + '\n');
   opts.progress(`lab: ${name}: ${imagePackage} ${version} ready in ${layout.dir}`);
   return meta;
+}
+
+// Every Debian kernel unpacked in the cache (for `lab status`).
+export function listDebianKernels(cacheRoot: string): DebianKernelMeta[] {
+  let names: string[];
+  try {
+    names = readdirSync(cacheRoot);
+  } catch {
+    return [];
+  }
+  const out: DebianKernelMeta[] = [];
+  for (const n of names) {
+    const m = readDebianMeta({ meta: join(cacheRoot, n, DEBIAN_META_FILENAME) });
+    if (m) out.push(m);
+  }
+  return out;
 }

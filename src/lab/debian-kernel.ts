@@ -68,6 +68,9 @@ export function headersDir(release: string): string {
   return `/usr/src/linux-headers-${release}`;
 }
 
+/** The record of one unpacked kernel; not meta.json, which is a self-built kernel's record. */
+export const DEBIAN_META_FILENAME = 'debian-kernel.json';
+
 /** The files of one unpacked Debian kernel in the lab cache. */
 export interface DebianKernelLayout {
   dir: string;
@@ -97,7 +100,7 @@ export function debianKernelLayout(
     config: join(root, 'boot', `config-${release}`),
     initrd: join(dir, 'initramfs.cpio'),
     injectorDir: join(dir, 'injector'),
-    meta: join(dir, 'meta.json'),
+    meta: join(dir, DEBIAN_META_FILENAME),
   };
 }
 

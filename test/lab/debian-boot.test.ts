@@ -28,7 +28,7 @@ test(
       'echo "== preempt"; cat /sys/kernel/debug/sched/preempt',
       'echo "== irqthreads"; ps -e -o comm= | grep -c "^irq/"',
       'echo "== cards"; cat /proc/asound/cards',
-      'echo "== modprobe"; modprobe -a snd-aloop snd-hda-intel snd-usb-audio snd-intel8x0; echo "rc=$?"; grep -c Loopback /proc/asound/cards; lsmod | grep -E "^(snd_hda_intel|snd_usb_audio|snd_intel8x0) " | wc -l',
+      'echo "== modprobe"; modprobe -a snd-aloop snd-hda-intel snd-usb-audio snd-intel8x0; echo "rc=$?"; grep -c "\\[Loopback" /proc/asound/cards; lsmod | grep -E "^(snd_hda_intel|snd_usb_audio|snd_intel8x0) " | wc -l',
       'echo "== aplay"; aplay -q -D hw:CARD=Dummy,DEV=0 -t raw -f S16_LE -r 48000 -c 2 -d 2 /dev/zero; echo "rc=$?"',
       'echo "== end"',
     ].join('\n');

@@ -45,7 +45,8 @@ test(
       assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
       assert.match(r.stdout, /^== release\n\d+\.\d+\.\d+-\d+-rt-amd64\n1\n/m);
       assert.match(r.stdout, /^ 0 \[Dummy\s*\]/m);
-      assert.match(r.stdout, /^rc=0$/m, r.stdout);
+      // 2: the session saw xruns (which at period 64 under TCG it always does).
+      assert.match(r.stdout, /^rc=[02]$/m, r.stdout);
       const report = JSON.parse(readFileSync(join(out, 's.json'), 'utf8')) as Report;
       const xruns = report.events.filter((e) => e.kind === 'xrun');
       const threaded = xruns.filter((e) =>
@@ -55,7 +56,7 @@ test(
         `lab debian-rt session 64/2 idle:15s: ${report.xruns.length} userspace xruns, ${xruns.length} kprobe stacks (${threaded} from a thread); top: ${report.offenders
           .slice(0, 3)
           .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
-          .join(', ')}\n`,
+          .join(', ')}\n  one stack: ${(xruns[0]?.frames ?? []).join(' < ')}\n`,
       );
       assert.equal(report.kernelCapture.source, 'trace_pipe');
       assert.ok(xruns.length >= 5, `expected at least 5 kprobe XRUN stacks, got ${xruns.length}`);

@@ -20,7 +20,7 @@ import type { GuestCommand } from '../../lab/guest-script.js';
 import { describeMismatch } from '../../lab/kernel-config.js';
 import { cachedSourceTrees, checkUserKernel } from '../../lab/user-kernel.js';
 import { isDebianKernelName } from '../../lab/debian-kernel.js';
-import { ensureDebianKernel } from '../../lab/debian-fetch.js';
+import { ensureDebianKernel, listDebianKernels } from '../../lab/debian-fetch.js';
 
 /** The lab guest's sound card (snd-dummy is card 0, snd-aloop card 1). */
 const LAB_DEVICE = 'hw:CARD=Dummy,DEV=0';
@@ -364,6 +364,7 @@ const status = defineCommand({
       writeJson(io.stdout, {
         cacheRoot,
         builds: current,
+        debianKernels: listDebianKernels(cacheRoot),
         kvmDevice: kvm,
         kvmProbe: probe ?? null,
         accel,
@@ -374,6 +375,11 @@ const status = defineCommand({
     io.stdout.write(
       `cache:  ${cacheRoot}\nqemu:   ${qemu ?? 'not installed (apt-get install qemu-system-x86)'}\naccel:  ${accel}\n`,
     );
+    for (const d of listDebianKernels(cacheRoot)) {
+      io.stdout.write(
+        `debian: --kernel ${d.name}: ${d.imagePackage} ${d.version}${d.injectorModule ? ', xrunhunt_inject.ko' : ''}\n        ${d.bzImage}\n`,
+      );
+    }
     if (current.length === 0) io.stdout.write('builds: none (run: xrunhunt lab build)\n');
     for (const m of current) {
       io.stdout.write(
