@@ -8,6 +8,7 @@
 #   pipewire, pipewire-bin,         PipeWire + WirePlumber + pw-play in the lab guest
 #     wireplumber                     (lab --pipewire; the guest runs the host's programs)
 #   linux-source-6.1 + toolchain    the lab kernel build
+#   busybox-static                  the initramfs of Debian's own kernels (lab --kernel debian)
 #   tmux                            terminal tests of the dashboard
 #   chromium, fonts-dejavu-core     headless checks (and screenshots) of the HTML reports
 #   groff-base                      renders the generated man page in its test (warnings fail it)
@@ -20,7 +21,7 @@ PACKAGES=(
   libasound2 libasound2-plugins alsa-utils jackd2
   qemu-system-x86 e2fsprogs
   pipewire pipewire-bin wireplumber
-  linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod
+  linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod busybox-static
   tmux procps util-linux
   chromium fonts-dejavu-core
   groff-base

@@ -35,6 +35,18 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 hostname xrunhunt-lab 2>/dev/null
 
+# Debian's kernels (booted through lab/initramfs/init): their modules are in the lab cache,
+# named by xrunhunt.modroot= (`modprobe -d`); the kernel's own module requests go the same way.
+for arg in $(cat /proc/cmdline); do
+  case "$arg" in
+    xrunhunt.modroot=*)
+      MODPROBE_OPTIONS="-d ${arg#xrunhunt.modroot=}"
+      export MODPROBE_OPTIONS
+      echo "${0%/guest/init.sh}/initramfs/modprobe" >/proc/sys/kernel/modprobe
+      ;;
+  esac
+done
+
 R=/mnt/results
 S=/mnt/scratch
 mkdir -p "$R" "$S"
@@ -67,6 +79,10 @@ port() {
 }
 OUT=$(port xrunhunt.stdout)
 ERR=$(port xrunhunt.stderr)
+# Modules the host chose for this kernel (sound card drivers), before the payload starts.
+if [ -f "$R/.lab/modules.sh" ]; then
+  sh "$R/.lab/modules.sh" >/dev/console 2>&1 || say "warning: loading modules failed"
+fi
 say "payload start"
 sh "$R/.lab/run.sh" >"$OUT" 2>"$ERR" </dev/null
 rc=$?

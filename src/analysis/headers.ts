@@ -139,7 +139,7 @@ export type FtraceLine =
 // trace_pipe: `  insmod-297  [000] d.s1.  92.385517: xrun: (__snd_pcm_xrun+0x0/0xc0)`, with an
 // optional `(  297)` tgid column; trimmed excerpts keep only `178.109942: hwptr: …`.
 const FTRACE_FULL_RE =
-  /^\s*\S.{0,40}?-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\]\s+(?:[\w.]{3,6}\s+)?(\d+\.\d+):\s+(.*)$/;
+  /^\s*\S.{0,40}?-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\]\s+(?:[\w.]{3,8}\s+)?(\d+\.\d+):\s+(.*)$/;
 const FTRACE_SHORT_RE = /^\s*(\d+\.\d+):\s+([\w:]+:\s.*)$/;
 // The kprobe on __snd_pcm_xrun (any entry offset: IBT kernels probe after endbr64; or a return
 // probe `(caller+0x10e/0x120 <- __snd_pcm_xrun)`), or xrunhunt's fallback on snd_pcm_stop

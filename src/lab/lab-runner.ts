@@ -25,6 +25,9 @@ import { cachedSourceTrees, checkUserKernel } from './user-kernel.js';
 import { DEFAULT_SOUND_CARD } from './sound-cards.js';
 import type { SoundCardName } from './sound-cards.js';
 import { checkCardDrivers } from './sound-cards-check.js';
+import { isDebianKernelName } from './debian-kernel.js';
+import { ensureDebianKernel } from './debian-fetch.js';
+import { loadSoundModules } from './debian-modules.js';
 
 export interface LabRunRequest {
   profile: string;
@@ -95,14 +98,33 @@ export function innerXrunhuntArgv(args: string[]): string[] {
   return [process.execPath, join(repoRoot, 'bin', 'xrunhunt.js'), ...args];
 }
 
-// Finds the kernel to boot: the user's --kernel, else the cached build of the profile.
+// Finds the kernel to boot: Debian's (--kernel debian|debian-rt, fetched on first use), the
+// user's --kernel PATH, else the cached build of the profile.
 export async function resolveGuestKernel(
   profile: string,
   kernelPath: string | undefined,
   env: NodeJS.ProcessEnv,
   note: (line: string) => void,
+  opts: { injector?: boolean; signal?: AbortSignal; cards?: readonly SoundCardName[] } = {},
 ): Promise<GuestKernel> {
   const cacheRoot = labCacheRoot(env, homedir());
+  if (kernelPath !== undefined && isDebianKernelName(kernelPath)) {
+    const m = await ensureDebianKernel(kernelPath, {
+      cacheRoot,
+      env,
+      signal: opts.signal ?? new AbortController().signal,
+      progress: note,
+      injector: opts.injector ?? false,
+    });
+    return {
+      bzImage: m.bzImage,
+      testLockupModule: m.injectorModule,
+      kernelRelease: m.kernelRelease,
+      initrd: m.initrd,
+      kernelArgs: [`xrunhunt.modroot=${m.modulesRoot}`],
+      modulesScript: loadSoundModules(opts.cards ?? [DEFAULT_SOUND_CARD]),
+    };
+  }
   const r = resolveLabBuild(profile, cacheRoot, env);
   if (kernelPath !== undefined) {
     const check = await checkUserKernel(kernelPath, r.fragmentText, cachedSourceTrees(cacheRoot));
@@ -145,7 +167,11 @@ export async function resolveGuestKernel(
 // Boots the lab for one command and returns how it ended; notes go to stderr.
 export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
   const note = (line: string) => req.stderr.write(`${line}\n`);
-  const kernel = await resolveGuestKernel(req.profile, req.kernelPath, req.env, note);
+  const kernel = await resolveGuestKernel(req.profile, req.kernelPath, req.env, note, {
+    injector: req.inject !== undefined,
+    signal: req.signal,
+    ...(req.cards ? { cards: req.cards } : {}),
+  });
   // The guest runs the host's programs: PipeWire must be installed here.
   if (req.pipewire) {
     await ensurePackages({

@@ -13,6 +13,10 @@ export interface BootPlan {
   cpus: number;
   memMiB: number;
   kernelImage: string;
+  /** An initramfs (Debian's modular kernels need one to reach the 9p root). */
+  initrd?: string;
+  /** Extra kernel arguments (e.g. xrunhunt.modroot= for a modular kernel). */
+  extraKernelArgs?: string[];
   /** Absolute host path of lab/guest/init.sh (the same path in the guest: `/` is shared). */
   initPath: string;
   preempt: PreemptModel;
@@ -58,6 +62,7 @@ export function kernelCommandLine(plan: BootPlan): string {
     `rootflags=trans=virtio,version=9p2000.L,msize=${NINEP_MSIZE},cache=loose`,
     'ro',
     `init=${plan.initPath}`,
+    ...(plan.extraKernelArgs ?? []),
     // A guest panic ends the run at once instead of hanging until the timeout.
     'panic=-1',
   ].join(' ');
@@ -75,6 +80,7 @@ export function qemuArgs(plan: BootPlan): string[] {
     `${plan.memMiB}M`,
     '-kernel',
     plan.kernelImage,
+    ...(plan.initrd ? ['-initrd', plan.initrd] : []),
     '-append',
     kernelCommandLine(plan),
     '-display',

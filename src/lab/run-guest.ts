@@ -38,6 +38,12 @@ export interface GuestKernel {
   /** test_lockup.ko of this kernel, needed for --inject. */
   testLockupModule: string | null;
   kernelRelease?: string;
+  /** The initramfs to boot with (Debian's kernels). */
+  initrd?: string;
+  /** Extra kernel command line arguments. */
+  kernelArgs?: string[];
+  /** Lines of <results>/.lab/modules.sh, run by the guest's init before the payload. */
+  modulesScript?: string[];
 }
 
 export interface GuestRunOptions {
@@ -143,6 +149,9 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
       ...(opts.pipewire ? { pipewire: opts.pipewire } : {}),
     }),
   );
+  if (opts.kernel.modulesScript) {
+    writeFileSync(join(control, 'modules.sh'), opts.kernel.modulesScript.join('\n'));
+  }
   const scratch = opts.scratchBytes > 0 ? join(work, 'scratch.img') : undefined;
   const started = Date.now();
   const consoleLines: string[] = [];
@@ -157,6 +166,8 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
       cpus: opts.cpus,
       memMiB: opts.memMiB,
       kernelImage: opts.kernel.bzImage,
+      ...(opts.kernel.initrd ? { initrd: opts.kernel.initrd } : {}),
+      ...(opts.kernel.kernelArgs ? { extraKernelArgs: opts.kernel.kernelArgs } : {}),
       initPath: guestInitPath(),
       preempt: opts.preempt,
       threadirqs: opts.threadirqs,

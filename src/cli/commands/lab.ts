@@ -21,6 +21,8 @@ import { describeMismatch } from '../../lab/kernel-config.js';
 import { cachedSourceTrees, checkUserKernel } from '../../lab/user-kernel.js';
 import { SOUND_CARD_NAMES, defaultAlsaDevice, parseSoundCards } from '../../lab/sound-cards.js';
 import { parsePipewireMode } from '../../lab/guest-pipewire.js';
+import { isDebianKernelName } from '../../lab/debian-kernel.js';
+import { ensureDebianKernel, listDebianKernels } from '../../lab/debian-fetch.js';
 
 const profileOption = {
   type: 'string',
@@ -33,8 +35,9 @@ const RUN_OPTIONS = {
   profile: profileOption,
   kernel: {
     type: 'string',
-    valueName: 'PATH',
-    description: 'boot this bzImage instead of the cached build (its config is checked)',
+    valueName: 'PATH|debian|debian-rt',
+    description:
+      "boot this bzImage instead of the cached build (its config is checked), or Debian's own kernel (debian, debian-rt: fetched on first use, kprobe capture)",
   },
   preempt: {
     type: 'string',
@@ -176,14 +179,22 @@ defconfig + kvm_guest.config, checks that every requested option survived, and c
 bzImage, modules and config in ~/.cache/xrunhunt/lab/<profile>-<hash>/ (hash of the fragment and
 the source version). Missing Debian packages are installed when run as root. Takes 7–12 minutes
 on 2 cores the first time; later calls reuse the cache. With --kernel PATH nothing is built: the
-given bzImage's config is checked against the profile and missing options are named.`,
-  examples: ['xrunhunt lab build', 'xrunhunt lab build --kernel ~/linux/arch/x86/boot/bzImage'],
+given bzImage's config is checked against the profile and missing options are named. With
+--kernel debian or debian-rt nothing is compiled: Debian's own kernel package is downloaded and
+unpacked into the cache (once per package version), its initramfs is made and the --inject
+module is built against its headers (installed with apt when root).`,
+  examples: [
+    'xrunhunt lab build',
+    'xrunhunt lab build --kernel ~/linux/arch/x86/boot/bzImage',
+    'xrunhunt lab build --kernel debian',
+  ],
   options: {
     profile: profileOption,
     kernel: {
       type: 'string',
-      valueName: 'PATH',
-      description: "check a user's bzImage instead of building",
+      valueName: 'PATH|debian|debian-rt',
+      description:
+        "check a user's bzImage instead of building, or fetch Debian's own kernel (debian, debian-rt) with its initramfs and injector",
     },
     force: { type: 'boolean', description: 'rebuild from scratch even when a cached build exists' },
     json: { type: 'boolean', description: 'print the build record as JSON' },
@@ -191,6 +202,24 @@ given bzImage's config is checked against the profile and missing options are na
   async run(ctx) {
     const { io, values } = ctx;
     const cacheRoot = labCacheRoot(io.env, homedir());
+    if (values.kernel !== undefined && isDebianKernelName(values.kernel)) {
+      const m = await ensureDebianKernel(values.kernel, {
+        cacheRoot,
+        env: io.env,
+        signal: ctx.signal,
+        progress: (line) => io.stderr.write(`${line}\n`),
+        injector: true,
+      });
+      if (values.json) writeJson(io.stdout, m);
+      else {
+        io.stdout.write(
+          `ready: Debian kernel ${m.kernelRelease} (${m.imagePackage} ${m.version})\n` +
+            `  image:    ${m.bzImage}\n  initrd:   ${m.initrd}\n  modules:  ${m.modulesRoot}\n` +
+            `  injector: ${m.injectorModule ?? 'none'}\n`,
+        );
+      }
+      return 0;
+    }
     if (values.kernel !== undefined) {
       const r = resolveLabBuild(values.profile, cacheRoot, io.env);
       const check = await checkUserKernel(
@@ -366,6 +395,7 @@ const status = defineCommand({
       writeJson(io.stdout, {
         cacheRoot,
         builds: current,
+        debianKernels: listDebianKernels(cacheRoot),
         kvmDevice: kvm,
         kvmProbe: probe ?? null,
         accel,
@@ -376,6 +406,11 @@ const status = defineCommand({
     io.stdout.write(
       `cache:  ${cacheRoot}\nqemu:   ${qemu ?? 'not installed (apt-get install qemu-system-x86)'}\naccel:  ${accel}\n`,
     );
+    for (const d of listDebianKernels(cacheRoot)) {
+      io.stdout.write(
+        `debian: --kernel ${d.name}: ${d.imagePackage} ${d.version}${d.injectorModule ? ', xrunhunt_inject.ko' : ''}\n        ${d.bzImage}\n`,
+      );
+    }
     if (current.length === 0) io.stdout.write('builds: none (run: xrunhunt lab build)\n');
     for (const m of current) {
       io.stdout.write(
