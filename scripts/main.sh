@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job in one command: installs what xrunhunt needs, then runs a full diagnostic
-# session — on this machine's sound card when it has one, otherwise inside the lab VM (a
-# real Linux kernel with a virtual sound card; the kernel is built once and cached under
-# ~/.cache/xrunhunt/lab). Extra arguments go to `xrunhunt session`.
+# session — on this machine's sound card when it has one, otherwise inside the lab VM
+# (Debian's own kernel, downloaded once and cached under ~/.cache/xrunhunt/lab, with an
+# emulated HDA card). Extra arguments go to `xrunhunt session`.
 set -euo pipefail
 source "$(dirname "$0")/as-root.sh" "$0" "$@"
 cd "$(dirname "$0")/.."
@@ -17,7 +17,10 @@ if grep -qE '^ *[0-9]+ \[' /proc/asound/cards 2>/dev/null; then
 fi
 
 echo "xrunhunt: no sound card on this machine; running the session in the lab VM" >&2
-node bin/xrunhunt.js lab build
+# Debian's own kernel (downloaded, not compiled) with an emulated Intel HDA card: the kprobe
+# backend sees every XRUN stack without xrun_debug. `lab build` makes the xrun_debug kernel.
+LAB=(--kernel debian --card hda)
+node bin/xrunhunt.js lab build --kernel debian
 # Session options go after `--` (lab session takes the lab's own options before it).
-if [ "$#" -gt 0 ]; then exec node bin/xrunhunt.js lab session -- "$@"; fi
-exec node bin/xrunhunt.js lab session
+if [ "$#" -gt 0 ]; then exec node bin/xrunhunt.js lab session "${LAB[@]}" -- "$@"; fi
+exec node bin/xrunhunt.js lab session "${LAB[@]}"
