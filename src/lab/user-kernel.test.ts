@@ -11,6 +11,11 @@ const fragment =
 
 test('a build tree image finds the tree .config', () => {
   assert.ok(configCandidates('/src/linux/arch/x86/boot/bzImage').includes('/src/linux/.config'));
+  // A distribution's /boot: config-RELEASE beside vmlinuz-RELEASE, read first.
+  assert.equal(
+    configCandidates('/x/boot/vmlinuz-6.1.0-57-amd64')[0],
+    '/x/boot/config-6.1.0-57-amd64',
+  );
 });
 
 test('names the missing options and separates the ones the lab cannot work without', async () => {

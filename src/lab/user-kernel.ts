@@ -2,7 +2,7 @@
 // or the IKCONFIG copy inside it read with the source tree's scripts/extract-ikconfig) and
 // compared with the profile fragment, so missing options are named before a useless boot.
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { XrunhuntError } from '../errors.js';
@@ -25,7 +25,10 @@ export interface UserKernelCheck {
 // Files that commonly hold a kernel's config next to its image, most specific first.
 export function configCandidates(bzImage: string): string[] {
   const dir = dirname(bzImage);
+  // Distribution layout: /boot/vmlinuz-6.1.0-57-amd64 beside /boot/config-6.1.0-57-amd64.
+  const release = /^vmlinuz-(.+)$/.exec(basename(bzImage))?.[1];
   return [
+    ...(release ? [join(dir, `config-${release}`)] : []),
     `${bzImage}.config`,
     join(dir, 'config'),
     join(dir, '.config'),
