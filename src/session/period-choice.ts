@@ -46,9 +46,9 @@ export function choosePeriod(probes: readonly PeriodProbe[]): PeriodChoice | nul
 export function describePeriodChoice(c: PeriodChoice): string {
   const tried = c.probes
     .filter((p) => p.xruns !== null)
-    .map((p) => `${p.periodFrames} (${p.xruns} in ${Math.round((p.durationMs ?? 0) / 1000)} s)`)
+    .map((p) => `${p.periodFrames} (${p.xruns})`)
     .join(', ');
   return c.nearlyXrunFree
-    ? `Period ${c.periodFrames} chosen by an idle probe (--period auto): the smallest with at most ${AUTO_PERIOD_MAX_XRUNS} xrun idle; tried ${tried}.`
-    : `Period ${c.periodFrames} chosen by an idle probe (--period auto), but no period tried was nearly xrun-free idle (${tried}): this machine drops out with no load at all, so what follows mixes its own noise with the load's effect (see "What the load adds over idle").`;
+    ? `Period ${c.periodFrames} chosen by ${AUTO_PERIOD_PROBE_MS / 1000} s idle probes (--period auto): the smallest with at most ${AUTO_PERIOD_MAX_XRUNS} xrun idle; xruns per probe: ${tried}.`
+    : `Period ${c.periodFrames} chosen by ${AUTO_PERIOD_PROBE_MS / 1000} s idle probes (--period auto), but no period tried was nearly xrun-free idle (xruns per probe: ${tried}): this machine drops out with no load at all, so what follows mixes its own noise with the load's effect (see "What the load adds over idle").`;
 }

@@ -269,7 +269,20 @@ export function concludeSession(
     const quietIdle = quiet.some((ph) => ph.kind === 'idle');
     const loudIdle = loud.some((ph) => ph.kind === 'idle');
     const loudLoad = loud.some((ph) => ph.kind !== 'idle');
-    if (injected < n && quietIdle && loudLoad) {
+    const added = r.loadEffect?.phases ?? [];
+    if (
+      injected < n &&
+      quietIdle &&
+      loudLoad &&
+      added.length > 0 &&
+      !added.some((a) => a.significant)
+    ) {
+      // Zero in a short idle phase against a few under load is not yet evidence.
+      const best = [...added].sort((a, b) => a.pValue - b.pValue)[0]!;
+      conclusion.push(
+        `No xruns under ${quiet.map((ph) => `\`${ph.kind}\``).join(', ')} and ${n - injected} under load: too few to say the load causes them (exact test against idle, p = ${best.pValue.toFixed(2)} at best); run longer phases (e.g. --phases idle:60s,${best.kind}:60s).`,
+      );
+    } else if (injected < n && quietIdle && loudLoad) {
       conclusion.push(
         `No xruns under ${quiet.map((ph) => `\`${ph.kind}\``).join(', ')}: the xruns come with the load, not the setup.`,
       );

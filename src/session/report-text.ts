@@ -162,7 +162,7 @@ export function renderReportText(r: SessionReport): string {
     out.push(
       `  ${c.matched} of ${r.xruns.length} userspace xruns matched a kernel XRUN on ${r.kernelCapture.pcm}` +
         (c.matchRatio !== null ? ` (${pct(c.matchRatio)})` : '') +
-        `; window: kernel event up to ${c.windowMs} ms before the xrun`,
+        `; window: kernel event up to ${Math.round(c.windowMs * 10) / 10} ms before the xrun`,
     );
     out.push(
       `  ${c.unmatchedXruns} userspace xruns with no kernel dump (application late: scheduling)`,
