@@ -36,7 +36,7 @@ const C = ' COLLATE "C"';
 
 // bigint (COUNT, SUM of integers, ms) and numeric as JavaScript numbers: every value the store
 // keeps is far below 2^53.
-const numberTypes: pg.CustomTypesConfig = {
+export const numberTypes: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: string) =>
     oid === 20 || oid === 1700
       ? (v: string) => Number(v)
