@@ -99,6 +99,8 @@ export interface ReceiverOptions {
   trustedProxies?: ReadonlySet<string>;
   /** A shared fleet store: duplicates are judged by it, and accepted files ingested into it. */
   store?: ReceiverStore;
+  /** Answers GET and HEAD requests other than /healthz (serve --web mounts the web view). */
+  otherGet?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /**
@@ -274,6 +276,10 @@ export function createUploadHandler(
     const path = url.split('?')[0];
     if (req.method === 'GET' && path === '/healthz') {
       send(res, 200, { ...health() });
+      return;
+    }
+    if (options.otherGet && (req.method === 'GET' || req.method === 'HEAD')) {
+      options.otherGet(req, res);
       return;
     }
     if (path !== '/' && path !== '/bundles') {
