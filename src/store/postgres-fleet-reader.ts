@@ -2,13 +2,11 @@
 // queries (src/web/sql-fleet-reader.ts) through a node-postgres pool. Their @name parameters
 // become $n positions here, values always travel as parameters; text compares bytewise
 // (COLLATE "C") as in SQLite, so both stores answer alike.
-import pg from 'pg';
+import type pg from 'pg';
 import { XrunhuntError } from '../errors.js';
 import type { SqlParams } from '../web/fleet-filter-sql.js';
 import { SqlFleetReader, type FleetSql } from '../web/sql-fleet-reader.js';
-import { describePgError } from './postgres-errors.js';
-import { applyMigrations } from './postgres-migrate.js';
-import { numberTypes } from './postgres-store.js';
+import { connectFleetPool } from './postgres-store.js';
 
 /** A statement with @name parameters as PostgreSQL's $n text and its values in order. */
 export function positionalSql(
@@ -70,35 +68,19 @@ export async function openPostgresFleetReader(
   url: string,
   label: string,
 ): Promise<PostgresFleetReader> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: 4,
-    types: numberTypes,
-    connectionTimeoutMillis: 10_000,
-    application_name: 'xrunhunt web',
+  const pool = await connectFleetPool(url, label, {
+    poolSize: 4,
+    applicationName: 'xrunhunt web',
+    check: async (p) => {
+      const r = await p.query<{ reg: string | null }>(
+        "SELECT to_regclass('schema_migrations')::text AS reg",
+      );
+      if (r.rows[0]?.reg == null) {
+        throw new XrunhuntError('input', `${label} holds no xrunhunt fleet store`, {
+          hint: 'give the --store URL that `xrunhunt aggregate --store` or `xrunhunt serve --store` writes to',
+        });
+      }
+    },
   });
-  pool.on('error', () => undefined);
-  const hint =
-    'give the --store URL that `xrunhunt aggregate --store` or `xrunhunt serve --store` writes to';
-  try {
-    const r = await pool.query<{ reg: string | null }>(
-      "SELECT to_regclass('schema_migrations')::text AS reg",
-    );
-    if (r.rows[0]?.reg == null) {
-      throw new XrunhuntError('input', `${label} holds no xrunhunt fleet store`, { hint });
-    }
-    await applyMigrations(pool);
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    if (err instanceof XrunhuntError) throw err;
-    throw new XrunhuntError(
-      'resource',
-      `cannot open the fleet store ${label}: ${describePgError(err)}`,
-      {
-        hint: 'check the URL (host, port, database, user; the password in the URL, ~/.pgpass or $PGPASSWORD) and that PostgreSQL is running',
-        cause: err,
-      },
-    );
-  }
   return new PostgresFleetReader(pool);
 }
