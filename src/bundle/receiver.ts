@@ -100,6 +100,8 @@ export interface ReceiverOptions {
   trustedProxies?: ReadonlySet<string>;
   /** A shared fleet store: duplicates are judged by it, and accepted files ingested into it. */
   store?: ReceiverStore;
+  /** Answers GET and HEAD requests other than /healthz (serve --web mounts the web view). */
+  otherGet?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 /**
@@ -288,6 +290,10 @@ export function createUploadHandler(
         'content-length': Buffer.byteLength(text),
       });
       res.end(text);
+      return;
+    }
+    if (options.otherGet && (req.method === 'GET' || req.method === 'HEAD')) {
+      options.otherGet(req, res);
       return;
     }
     const result = (r: UploadResult): void => report({ ...r, durationMs: now() - started });

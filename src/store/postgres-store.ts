@@ -608,26 +608,28 @@ function wrap(err: unknown, label: string): unknown {
 }
 
 /**
- * Connects to the PostgreSQL fleet store and applies pending migrations (under an advisory
- * lock: concurrent starters wait for each other). The URL's password never appears in an
- * error; connection failures are user errors saying what to check.
+ * A pool on the fleet store with pending migrations applied (under an advisory lock:
+ * concurrent starters wait for each other); `check` runs first (the web view refuses a
+ * database holding no store). Exists so every opener reports a failed connection alike: a
+ * user error saying what to check, never the URL's password.
  */
-export async function openPostgresStore(
+export async function connectFleetPool(
   url: string,
   label: string,
-  options: PostgresStoreOptions = {},
-): Promise<PostgresFleetStore> {
+  o: { poolSize: number; applicationName: string; check?: (pool: pg.Pool) => Promise<void> },
+): Promise<pg.Pool> {
   const pool = new pg.Pool({
     connectionString: url,
-    max: options.poolSize ?? 4,
+    max: o.poolSize,
     types: numberTypes,
     connectionTimeoutMillis: 10_000,
-    application_name: 'xrunhunt',
+    application_name: o.applicationName,
   });
   // An idle connection dropped by the server (restart, failover) must not crash the process;
   // the next query takes a fresh one.
   pool.on('error', () => undefined);
   try {
+    await o.check?.(pool);
     await applyMigrations(pool);
   } catch (err) {
     await pool.end().catch(() => undefined);
@@ -641,5 +643,18 @@ export async function openPostgresStore(
       },
     );
   }
+  return pool;
+}
+
+/** Connects to the PostgreSQL fleet store (connectFleetPool) for ingest and ranking. */
+export async function openPostgresStore(
+  url: string,
+  label: string,
+  options: PostgresStoreOptions = {},
+): Promise<PostgresFleetStore> {
+  const pool = await connectFleetPool(url, label, {
+    poolSize: options.poolSize ?? 4,
+    applicationName: 'xrunhunt',
+  });
   return new PostgresFleetStore(pool, label, options);
 }

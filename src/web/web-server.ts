@@ -129,10 +129,13 @@ async function route(reader: FleetReader, path: string, q: URLSearchParams): Pro
     : html(errorPage(404, `There is no page ${path}.`), 404);
 }
 
-/** Starts the web view; resolves with its URL once listening. */
-export async function startWebServer(
-  options: WebServerOptions,
-): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+/**
+ * The web view as a request handler, for its own server (startWebServer) or mounted on
+ * another one (serve --web hands it the receiver's GET requests).
+ */
+export function createWebHandler(
+  options: Omit<WebServerOptions, 'host' | 'port'>,
+): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const t0 = performance.now();
     const url = new URL(req.url ?? '/', 'http://web.invalid');
@@ -174,12 +177,19 @@ export async function startWebServer(
       ms: performance.now() - t0,
     });
   };
-  const server = createServer((req, res) => {
+  return (req, res) => {
     handle(req, res).catch((err: unknown) => {
       options.onError?.(err, req.url ?? '');
       res.destroy();
     });
-  });
+  };
+}
+
+/** Starts the web view; resolves with its URL once listening. */
+export async function startWebServer(
+  options: WebServerOptions,
+): Promise<{ server: Server; url: string; close(): Promise<void> }> {
+  const server = createServer(createWebHandler(options));
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(options.port, options.host, () => done());

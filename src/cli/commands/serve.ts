@@ -11,7 +11,10 @@ import { prepareInbox, removeLeftoverTempFiles } from '../../bundle/inbox-dir.js
 import { inspectInputPath, requireRegularFileWithin } from '../../io/input-path.js';
 import { parseRateLimit } from '../../bundle/rate-limit.js';
 import { parseTrustedProxies } from '../../net/client-key.js';
-import { resolveStoreSpec } from '../../store/store-spec.js';
+import { resolveStoreSpec, type StoreSpec } from '../../store/store-spec.js';
+import type { FleetReader } from '../../web/fleet-reader.js';
+import { openFleetReader } from '../../web/open-fleet-reader.js';
+import { createWebHandler } from '../../web/web-server.js';
 import { linkInboxToStore } from '../../store/receiver-store.js';
 import { LOG_OPTIONS, logFilePath, openDaemonLog } from '../../log/daemon-log.js';
 import { uploadLevel, uploadRecord } from '../../log/upload-record.js';
@@ -49,6 +52,22 @@ export function readTokenFile(path: string): string {
     );
   }
   return token;
+}
+
+/** serve --web: the web view's reader over the store serve ingests into, and its handler. */
+async function mountWebView(
+  spec: StoreSpec,
+  io: { stderr: NodeJS.WritableStream },
+): Promise<{ reader: FleetReader; handler: ReturnType<typeof createWebHandler> }> {
+  const reader = await openFleetReader(spec);
+  const handler = createWebHandler({
+    reader,
+    onError: (err, path) =>
+      io.stderr.write(
+        `xrunhunt: web: ${quoteUntrusted(path)}: ${quoteUntrusted(String((err as Error).stack ?? err), 2000)}\n`,
+      ),
+  });
+  return { reader, handler };
 }
 
 export default defineCommand({
@@ -116,6 +135,11 @@ client) on stderr, or appended to --log-file. See docs/aggregate.md.`,
       description:
         'also ingest each accepted bundle into this fleet store (postgres://USER@HOST/DB shared by many receivers, or an SQLite file; default: $XRUNHUNT_STORE); duplicates are then judged by the store',
     },
+    web: {
+      type: 'boolean',
+      description:
+        'also serve the read-only web view of the --store (GET pages and /api, as `xrunhunt web`) on this port; uploads are POSTed as before',
+    },
     'trust-proxy': {
       type: 'string',
       valueName: 'ADDR[,ADDR]',
@@ -167,6 +191,14 @@ client) on stderr, or appended to --log-file. See docs/aggregate.md.`,
         ? resolveStoreSpec({ store: values.store, env: io.env, sqlitePath: () => '' })
         : null;
     if (spec?.kind === 'sqlite') spec.path = resolve(io.cwd, spec.path);
+    if (values.web && !spec) {
+      throw new UsageError(
+        'serve --web needs a fleet store to show: --store URL|FILE or $XRUNHUNT_STORE',
+        {
+          hint: 'e.g. xrunhunt serve --inbox ./inbox --store ./fleet.db --web',
+        },
+      );
+    }
     const inbox = resolve(io.cwd, values.inbox);
     prepareInbox(inbox);
     const leftovers = removeLeftoverTempFiles(inbox);
@@ -204,6 +236,12 @@ client) on stderr, or appended to --log-file. See docs/aggregate.md.`,
           if (link.pending() > 0) void link.drain();
         }, 5000)
       : undefined;
+    const web = values.web && spec ? await mountWebView(spec, io) : null;
+    if (web && !isLoopbackHost(listen.host)) {
+      io.stderr.write(
+        `xrunhunt: warning: --web on ${listen.host}: anyone who can reach this port can read the fleet store (--token guards uploads only)\n`,
+      );
+    }
     const counts = { accepted: 0, duplicate: 0, rejected: 0, aborted: 0, failed: 0 };
     const onResult = (r: UploadResult): void => {
       counts[r.outcome]++;
@@ -221,6 +259,7 @@ client) on stderr, or appended to --log-file. See docs/aggregate.md.`,
         onResult,
         ...(trustedProxies ? { trustedProxies } : {}),
         ...(link ? { store: link } : {}),
+        ...(web ? { otherGet: web.handler } : {}),
       });
       if (leftovers.length) {
         log.logger.info(
@@ -242,8 +281,15 @@ client) on stderr, or appended to --log-file. See docs/aggregate.md.`,
       if (values.json) {
         if (leftovers.length) writeNdjson(io.stdout, { type: 'cleanup', removed: leftovers });
         if (drained && drained.added > 0) writeNdjson(io.stdout, { type: 'drained', ...drained });
-        writeNdjson(io.stdout, { type: 'listening', url: rx.url, inbox, store: storeLabel });
+        writeNdjson(io.stdout, {
+          type: 'listening',
+          url: rx.url,
+          inbox,
+          store: storeLabel,
+          ...(web ? { web: rx.url } : {}),
+        });
       }
+      if (web) human(`fleet view on ${rx.url} (read-only)\n`);
       await new Promise<void>((done) => {
         const timer = durationMs === null ? undefined : setTimeout(done, durationMs);
         const stop = (): void => {
@@ -256,6 +302,7 @@ client) on stderr, or appended to --log-file. See docs/aggregate.md.`,
       await rx.close();
       if (drainTimer) clearInterval(drainTimer);
       await backend?.close();
+      await web?.reader.close();
       log.logger.info({ event: 'stopped', ...counts }, 'stopped');
       if (values.json) writeNdjson(io.stdout, { type: 'stopped', ...counts });
       human(

@@ -7,24 +7,28 @@ import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { parseDuration } from '../../units.js';
 import { defaultFleetDb } from '../../bundle/fleet-paths.js';
 import { isLoopbackHost, parseListen } from '../../bundle/receiver.js';
-import { openSqliteFleetReader } from '../../web/sqlite-fleet-reader.js';
+import { resolveStoreSpec } from '../../store/store-spec.js';
+import { openFleetReader } from '../../web/open-fleet-reader.js';
 import { startWebServer } from '../../web/web-server.js';
 
 export default defineCommand({
   name: 'web',
   summary: 'browse a fleet store in a web browser (read-only)',
-  usage: 'web [--db FILE] [--listen HOST:PORT]',
+  usage: 'web [--store URL|FILE | --db FILE] [--listen HOST:PORT]',
   description: `
 Serves the fleet ranking (filters: kernel release, preemption model, driver, card, capture
 backend, offender class, time range), a page per signature (stacks, machines affected,
 incidents per machine-hour, the kernel releases it appears and disappears in), a trend
 across kernel releases and a flame graph of the aggregated stacks. Every page's state is
 its URL; /api/ranking, /api/signature, /api/trend, /api/flame and /api/filters answer the
-same queries as JSON. The store is only read (an older store schema is upgraded once on
+same queries as JSON. The store is the SQLite file --db names, or --store /
+$XRUNHUNT_STORE (a postgres:// URL of the shared store, or an SQLite file) as for
+aggregate and serve. The store is only read (an older store schema is upgraded once on
 start). No page loads anything from elsewhere. See docs/web.md.`,
   examples: [
     'xrunhunt web',
     'xrunhunt web --db /srv/xrunhunt/fleet.db --listen 0.0.0.0:8735',
+    'xrunhunt web --store postgres://xrunhunt@db.example/fleet',
     'curl "http://127.0.0.1:8735/api/ranking?kernel=6.1.0-28-amd64&limit=5"',
   ],
   options: {
@@ -32,6 +36,12 @@ start). No page loads anything from elsewhere. See docs/web.md.`,
       type: 'string',
       valueName: 'FILE',
       description: 'fleet store (SQLite) to read (default: $XDG_DATA_HOME/xrunhunt/fleet.db)',
+    },
+    store: {
+      type: 'string',
+      valueName: 'URL|FILE',
+      description:
+        'fleet store to read: postgres://USER@HOST[:PORT]/DB for the shared PostgreSQL store, or an SQLite file (default: $XRUNHUNT_STORE, else --db)',
     },
     listen: {
       type: 'string',
@@ -60,8 +70,14 @@ start). No page loads anything from elsewhere. See docs/web.md.`,
     }
     const durationMs =
       values.duration === undefined ? null : parseDuration(values.duration, '--duration');
-    const db = values.db ? resolve(io.cwd, values.db) : defaultFleetDb(io.env);
-    const reader = openSqliteFleetReader(db);
+    const spec = resolveStoreSpec({
+      store: values.store,
+      env: io.env,
+      sqlitePath: () => (values.db ? values.db : defaultFleetDb(io.env)),
+    });
+    if (spec.kind === 'sqlite') spec.path = resolve(io.cwd, spec.path);
+    const store = spec.kind === 'sqlite' ? spec.path : spec.label;
+    const reader = await openFleetReader(spec);
     if (!isLoopbackHost(listen.host)) {
       io.stderr.write(
         `xrunhunt: warning: listening on ${listen.host}: anyone who can reach this port can read the fleet store (it holds no names, only anonymous machine ids)\n`,
@@ -77,9 +93,17 @@ start). No page loads anything from elsewhere. See docs/web.md.`,
         ),
       onRequest: values.json ? (r) => writeNdjson(io.stdout, { type: 'request', ...r }) : undefined,
     });
-    if (values.json) writeNdjson(io.stdout, { type: 'listening', url: web.url, db });
+    if (values.json)
+      writeNdjson(io.stdout, {
+        type: 'listening',
+        url: web.url,
+        store,
+        ...(spec.kind === 'sqlite' ? { db: spec.path } : {}),
+      });
     else
-      io.stderr.write(`fleet view on ${web.url} (store ${quoteUntrusted(db)}; Ctrl-C to stop)\n`);
+      io.stderr.write(
+        `fleet view on ${web.url} (store ${quoteUntrusted(store)}; Ctrl-C to stop)\n`,
+      );
     try {
       await new Promise<void>((done) => {
         const timer = durationMs === null ? undefined : setTimeout(done, durationMs);

@@ -1,5 +1,7 @@
-// Pure: a FleetFilter as SQLite WHERE clauses over the fleet store's tables (store.ts), with
-// named parameters (never values in the SQL text: filter values come from a query string).
+// Pure: a FleetFilter as WHERE clauses over the fleet store's tables (store.ts, and the same
+// tables in PostgreSQL: src/store/postgres-schema.ts), in SQL both databases read, with
+// named @parameters (never values in the SQL text: filter values come from a query string;
+// the PostgreSQL reader turns the names into $n positions).
 // Events carry copies of their bundle's kernel, preemption model, capture backend and time,
 // so the event clause needs no join; the bundle clause (the denominators) checks drivers and
 // cards through bundle_drivers / bundle_cards.
@@ -8,11 +10,11 @@ import type { FleetFilter } from './fleet-reader.js';
 export type SqlParams = Record<string, string | number>;
 
 export interface FilterSql {
-  /** Conditions on `bundles b` (never empty: '1' when there is nothing to check). */
+  /** Conditions on `bundles b` (never empty: 'TRUE' when there is nothing to check). */
   bundleWhere: string;
   /** Conditions on `events` (unqualified columns), without the offender-class filter. */
   eventWhere: string;
-  /** The offender-class condition on `events` ('1' when every class is selected). */
+  /** The offender-class condition on `events` ('TRUE' when every class is selected). */
   classWhere: string;
   params: SqlParams;
 }
@@ -69,10 +71,10 @@ export function filterSql(
     event.push('created_ms < @until');
   }
   const classes = nonEmpty(filter.offenderClasses) ? filter.offenderClasses : defaultClasses;
-  const classWhere = classes && classes.length > 0 ? `class IN ${inList('cl', classes)}` : '1';
+  const classWhere = classes && classes.length > 0 ? `class IN ${inList('cl', classes)}` : 'TRUE';
   return {
-    bundleWhere: bundle.length > 0 ? bundle.join(' AND ') : '1',
-    eventWhere: event.length > 0 ? event.join(' AND ') : '1',
+    bundleWhere: bundle.length > 0 ? bundle.join(' AND ') : 'TRUE',
+    eventWhere: event.length > 0 ? event.join(' AND ') : 'TRUE',
     classWhere,
     params,
   };
