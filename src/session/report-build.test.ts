@@ -332,5 +332,8 @@ test('a quiet idle phase adds no baseline lines to the conclusion', () => {
   assert.equal(r.loadEffect?.baseline.xruns, 0);
   assert.doesNotMatch(r.conclusion.join('\n'), /Idle baseline/);
   // 0 idle against 3 under load in equal time (p = 0.125): not yet evidence that the load causes them.
-  assert.match(r.conclusion.join('\n'), /and 3 under load: too few to say the load causes them .*p = 0\.13/);
+  assert.match(
+    r.conclusion.join('\n'),
+    /and 3 under load: too few to say the load causes them .*p = 0\.13/,
+  );
 });
