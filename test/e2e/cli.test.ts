@@ -45,7 +45,7 @@ test('a mistyped command, subcommand or option gets a "did you mean"', async () 
   const val = await runCli(['analyze', '--format', 'jsno', '-']);
   assert.match(
     val.stderr,
-    /invalid --format "jsno": expected one of text, markdown, md, json \(did you mean "json"\?\)/,
+    /invalid --format "jsno": expected one of text, markdown, md, json, folded \(did you mean "json"\?\)/,
   );
   for (const r of [cmd, sub, opt, val]) assert.doesNotMatch(r.stderr, /\n\s+at /);
 });

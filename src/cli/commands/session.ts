@@ -1,6 +1,7 @@
 // `xrunhunt session`: the full diagnostic loop — preflight, xrun_debug on the PCM actually
 // opened, kernel-log capture, real-time playback under load phases, correlation, a ranked
 // report with a conclusion, and a bundle folder. Restores xrun_debug whatever happens.
+import { sessionMachineOptions } from '../session-machine.js';
 import { KERNEL_CAPTURE_OPTIONS } from '../capture-options.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -10,7 +11,6 @@ import { junitPath, writeJunitFile } from '../../run/junit-file.js';
 import { ROOT_OPTIONS } from '../root-options.js';
 import { preferLiveTerminal } from '../../tui/live-terminal.js';
 import { writeJson } from '../output.js';
-import { machineId } from '../../bundle/index.js';
 import {
   DEFAULT_PERIOD,
   DEFAULT_PERIODS,
@@ -34,7 +34,6 @@ import type { StressRunOptions } from '../../session/stress-run.js';
 import type { SessionPlan } from '../../session/session-options.js';
 import { XrunhuntError } from '../../errors.js';
 import { renderReportMarkdown, renderReportText } from '../../session/report-text.js';
-import { toolVersion } from '../../tool-version.js';
 
 export const SESSION_OPTIONS = {
   device: {
@@ -220,23 +219,17 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     const journal = journalFolderFor(io);
     writeJournalFolderNotes(io, journal);
     const deps = defaultSessionDeps();
-    const shared = {
-      onXrun: v['on-xrun'] ?? null,
-      channels: 2,
-      format: 'S16_LE',
-      roots: { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] },
-      journalDir: journal.dir,
-      journalSearchDirs: journal.searchDirs,
-      outDir,
-      toolVersion: toolVersion(),
-      machineId: () => machineId(io.env),
-      env: io.env,
-      stderr: io.stderr,
-      stdin: io.stdin,
-      // The dashboard owns the keyboard: no stdin prompts under --tui (restores happen unasked).
-      interactive: io.stderrIsTTY && (io.stdin as { isTTY?: boolean }).isTTY === true && !v.tui,
-      progress: interactiveProgress,
-    };
+    const shared = sessionMachineOptions(
+      io,
+      { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] },
+      journal,
+      {
+        onXrun: v['on-xrun'] ?? null,
+        // The dashboard owns the keyboard: no stdin prompts under --tui (restores happen unasked).
+        interactive: io.stderrIsTTY && (io.stdin as { isTTY?: boolean }).isTTY === true && !v.tui,
+        progress: interactiveProgress,
+      },
+    );
     const periodChoice = plan.autoPeriod
       ? await chooseAutoPeriod(
           plan,
@@ -250,6 +243,7 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
     const handle = startSession(
       {
         ...shared,
+        outDir,
         params: plan.params,
         phases: plan.phases,
         injectStall: plan.injectStall,

@@ -1,11 +1,11 @@
 // `xrunhunt stress`: a matrix of periods × loads, each cell a short session without a
 // bundle; prints xruns per cell and the smallest xrun-free period per load.
+import { sessionMachineOptions } from '../session-machine.js';
 import { KERNEL_CAPTURE_OPTIONS } from '../capture-options.js';
 import { tmpdir } from 'node:os';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
 import { parseDuration } from '../../units.js';
-import { machineId } from '../../bundle/index.js';
 import { parseSessionValues } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
 import { journalFolderFor, writeJournalFolderNotes } from '../journal-folder.js';
@@ -19,7 +19,6 @@ import {
   stressJunitCases,
   summarizeStress,
 } from '../../session/stress.js';
-import { toolVersion } from '../../tool-version.js';
 
 export default defineCommand({
   name: 'stress',
@@ -143,21 +142,12 @@ period tried, 1 error.`,
       {
         cells: plans,
         all: v.all,
-        session: {
-          onXrun: null,
-          channels: 2,
-          format: 'S16_LE',
-          roots: { procRoot: v['proc-root'], sysRoot: '/sys', bootRoot: '/boot' },
-          journalDir: journal.dir,
-          journalSearchDirs: journal.searchDirs,
-          toolVersion: toolVersion(),
-          machineId: () => machineId(io.env),
-          env: io.env,
-          stderr: io.stderr,
-          stdin: io.stdin,
-          interactive: false,
-          progress: false,
-        },
+        session: sessionMachineOptions(
+          io,
+          { procRoot: v['proc-root'], sysRoot: '/sys', bootRoot: '/boot' },
+          journal,
+          { interactive: false, progress: false },
+        ),
         onCell: (load, period) => {
           if (io.stderrIsTTY && !v.json)
             io.stderr.write(`xrunhunt: stress: ${load} at period ${period}…\n`);

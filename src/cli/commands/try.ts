@@ -1,6 +1,7 @@
 // `xrunhunt try KNOB=VALUE …`: proves a remedy. Runs the same session plan alternately with
 // the current setting (A) and the change (B), restores after every B round, and prints the
 // xrun rates with their ratio, 95 % interval and a verdict.
+import { sessionMachineOptions } from '../session-machine.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { KERNEL_CAPTURE_OPTIONS } from '../capture-options.js';
@@ -185,19 +186,12 @@ Exit status: 0 the change cut xruns significantly, 2 it did not (or nothing to t
         io: realSettingFileIo,
         session: {
           ...plan,
-          onXrun: null,
-          channels: 2,
-          format: 'S16_LE',
-          roots: { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] },
-          journalDir: journal.dir,
-          journalSearchDirs: journal.searchDirs,
-          toolVersion: toolVersion(),
-          machineId: () => machineId(io.env),
-          env: io.env,
-          stderr: io.stderr,
-          stdin: io.stdin,
-          interactive: false,
-          progress: false,
+          ...sessionMachineOptions(
+            io,
+            { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] },
+            journal,
+            { interactive: false, progress: false },
+          ),
         },
         onSession: (round, arm) => {
           if (!v.json)
