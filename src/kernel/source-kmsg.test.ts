@@ -224,3 +224,26 @@ test('a drain that hits its time limit before the stop marker says what is missi
   assert.match(src.warnings.join('\n'), /stopped reading the kernel log 1 s after the stop/);
   assert.match(src.warnings.join('\n'), /last part of the run is missing/);
 });
+
+test('a stop marker the kernel drops (printk.devkmsg=off) ends the drain once caught up, without a warning', async () => {
+  // MOCK: writes succeed but are never logged; two records wait at the stop, then EAGAIN.
+  const dev = mockKmsgDevice(['6,1,100,-;old\n', 'EAGAIN', '4,2,200,-;a\n', '4,3,300,-;b\n']);
+  dev.write = async () => {};
+  let t = 0n;
+  const src = createKmsgSource({
+    device: dev,
+    now: () => (t += 1_000_000n),
+    sleep: async () => {},
+  });
+  await src.start(new AbortController().signal);
+  const closing = src.close();
+  const lines: string[] = [];
+  for await (const l of src) lines.push(l.text);
+  await closing;
+  assert.deepEqual(lines, ['4,2,200,-;a', '4,3,300,-;b']);
+  assert.ok(
+    t < 10_000_000_000n,
+    `ended ${t / 1_000_000n} ms of fake time after the stop, not at the limit`,
+  );
+  assert.deepEqual(src.warnings, []);
+});

@@ -15,6 +15,8 @@ const POLL_MS = 10;
 const RECORD_BUFFER_BYTES = 16 * 1024;
 /** How long measureClockOffset waits to see its own marker come back. */
 const MARKER_TIMEOUT_MS = 2000;
+/** Caught up this long while draining without seeing the stop marker: it is not coming. */
+const MARKER_WAIT_NS = BigInt(MARKER_TIMEOUT_MS) * 1_000_000n;
 /** Records read back to back before yielding to the event loop, so the consumer (the
  * analyzer) and timers run during a flood of dumps (~40 records per XRUN dump). */
 const RECORDS_PER_TURN = 256;
@@ -125,6 +127,8 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
   // Written by close(): every record before it was printed before the stop.
   let stopMarker: string | null = null;
   let stopMarkerSeen = false;
+  // Since when reads have returned EAGAIN without a record in between (null: a record came).
+  let againSinceNs: bigint | null = null;
   let loop: Promise<void> | null = null;
   let eagainLost = 0;
   const markerWaiters = new Map<string, (usec: number) => void>();
@@ -169,13 +173,17 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
         }
         const r = await readOne();
         if (r === 'again') {
-          // Draining with a stop marker: it is in the ring, so EAGAIN only means "not yet".
           if (drainUntilNs !== null && stopMarker === null) break;
+          // Draining with a stop marker: EAGAIN means "not yet", unless it lasts — the kernel
+          // drops writes silently with printk.devkmsg=off, so the marker may never come.
+          againSinceNs ??= now();
+          if (drainUntilNs !== null && now() - againSinceNs >= MARKER_WAIT_NS) break;
           if (drainUntilNs === null && signal.aborted) break;
           inTurn = 0;
           await sleep(POLL_MS);
           continue;
         }
+        againSinceNs = null;
         if (r === 'lost') eagainLost++;
         else handle(r);
         if (++inTurn >= RECORDS_PER_TURN) {
@@ -219,6 +227,7 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
       // Drain what the kernel printed before the stop, then end: up to our own marker, which
       // the kernel logs after everything printed so far (without it: until caught up).
       drainUntilNs = now() + BigInt(drainLimitMs) * 1_000_000n;
+      againSinceNs = null; // "caught up" counts from the stop on
       const marker = `xrunhunt: capture stop marker ${Number(now()).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
       stopMarker = marker; // before the write: the reader may see it come back at once
       try {
