@@ -11,12 +11,16 @@ import {
 
 const errno = (code: string): Error => Object.assign(new Error(code), { code });
 
-/** MOCK device: replays a script of records / errno codes the way /dev/kmsg returns them. */
+/**
+ * MOCK device: replays a script of records / errno codes the way /dev/kmsg returns them; a
+ * written line is logged after the script, as the kernel appends it to its ring buffer.
+ */
 function mockKmsgDevice(script: (string | 'EAGAIN' | 'EPIPE')[]): KmsgDevice & {
   written: string[];
 } {
   const written: string[] = [];
   let i = 0;
+  let seq = 1_000_000;
   return {
     written,
     async read() {
@@ -28,6 +32,7 @@ function mockKmsgDevice(script: (string | 'EAGAIN' | 'EPIPE')[]): KmsgDevice & {
     },
     async write(text) {
       written.push(text);
+      script.push(`12,${seq++},999999,-;${text}\n`);
     },
     async close() {},
   };
@@ -151,4 +156,94 @@ test('close() drains what the kernel printed before the stop (a flood of dump re
   assert.equal(n, 20_000);
   assert.equal(last, '4,20001,20999,-; frame_19999+0x1/0x2');
   assert.equal(src.lostMessages, 0);
+});
+
+test('close() reads up to its stop marker while the kernel keeps printing (a flood that never pauses)', async () => {
+  // MOCK: 5,000 records are waiting at the stop; the kernel logs the marker after them and
+  // then goes on printing dumps faster than we read (no EAGAIN ever comes).
+  const backlog = 5000;
+  let printed = 0;
+  let seq = 2;
+  let markerAt: number | null = null;
+  const dev: KmsgDevice = {
+    async read() {
+      printed++;
+      if (printed === 1) return '6,1,100,-;old\n';
+      if (printed === 2) throw errno('EAGAIN'); // start(): end of the backlog
+      if (markerAt !== null && printed === markerAt) return `12,${seq++},0,-;${written}\n`;
+      return `4,${seq++},${seq},-; frame+0x1/0x2\n`;
+    },
+    async write(text) {
+      written = text;
+      markerAt = backlog + 3;
+    },
+    async close() {},
+  };
+  let written = '';
+  const src = createKmsgSource({ device: dev, sleep: async () => {} });
+  await src.start(new AbortController().signal);
+  const started = Date.now();
+  const closing = src.close();
+  let n = 0;
+  for await (const l of src) {
+    assert.doesNotMatch(l.text, /capture stop marker/, 'the marker is not passed on');
+    n++;
+  }
+  await closing;
+  assert.equal(n, backlog, 'exactly the records printed before the stop');
+  assert.ok(Date.now() - started < 10_000, 'the drain ends at the marker, not at its time limit');
+  assert.deepEqual(src.warnings, []);
+});
+
+test('a drain that hits its time limit before the stop marker says what is missing', async () => {
+  // MOCK: the kernel never logs the marker (the reader is hopelessly behind).
+  let seq = 2;
+  let reads = 0;
+  const dev: KmsgDevice = {
+    async read() {
+      reads++;
+      if (reads === 1) throw errno('EAGAIN');
+      return `4,${seq++},${seq},-; frame+0x1/0x2\n`;
+    },
+    async write() {},
+    async close() {},
+  };
+  let t = 0n;
+  const src = createKmsgSource({
+    device: dev,
+    now: () => (t += 1_000_000n), // 1 ms per call
+    sleep: async () => {},
+    drainLimitMs: 500,
+  });
+  await src.start(new AbortController().signal);
+  const closing = src.close();
+  let n = 0;
+  for await (const line of src) if (line.text) n++;
+  await closing;
+  assert.ok(n > 0 && n < 500, `${n} records read before the limit`);
+  assert.match(src.warnings.join('\n'), /stopped reading the kernel log 1 s after the stop/);
+  assert.match(src.warnings.join('\n'), /last part of the run is missing/);
+});
+
+test('a stop marker the kernel drops (printk.devkmsg=off) ends the drain once caught up, without a warning', async () => {
+  // MOCK: writes succeed but are never logged; two records wait at the stop, then EAGAIN.
+  const dev = mockKmsgDevice(['6,1,100,-;old\n', 'EAGAIN', '4,2,200,-;a\n', '4,3,300,-;b\n']);
+  dev.write = async () => {};
+  let t = 0n;
+  const src = createKmsgSource({
+    device: dev,
+    now: () => (t += 1_000_000n),
+    sleep: async () => {},
+  });
+  await src.start(new AbortController().signal);
+  const closing = src.close();
+  const lines: string[] = [];
+  for await (const l of src) lines.push(l.text);
+  await closing;
+  assert.deepEqual(lines, ['4,2,200,-;a', '4,3,300,-;b']);
+  assert.ok(
+    t < 10_000_000_000n,
+    `ended ${t / 1_000_000n} ms of fake time after the stop, not at the limit`,
+  );
+  assert.deepEqual(src.warnings, []);
 });

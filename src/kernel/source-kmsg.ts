@@ -15,12 +15,17 @@ const POLL_MS = 10;
 const RECORD_BUFFER_BYTES = 16 * 1024;
 /** How long measureClockOffset waits to see its own marker come back. */
 const MARKER_TIMEOUT_MS = 2000;
+/** Caught up this long while draining without seeing the stop marker: it is not coming. */
+const MARKER_WAIT_NS = BigInt(MARKER_TIMEOUT_MS) * 1_000_000n;
 /** Records read back to back before yielding to the event loop, so the consumer (the
  * analyzer) and timers run during a flood of dumps (~40 records per XRUN dump). */
 const RECORDS_PER_TURN = 256;
-/** At close, keep reading until caught up, but no longer than this (ms): under TCG an XRUN
- * flood of 30 s can leave tens of thousands of records queued in the 8 MB ring buffer. */
-const DRAIN_LIMIT_MS = 20_000;
+/** At close, read on until the stop marker comes back, but no longer than this (ms). Under a
+ * dump flood the reader falls far behind the kernel (measured in the lab under TCG: 21 s behind
+ * after 27 s); the backlog is at most the ring buffer (8 MB in the lab), which took 10 s to
+ * read there at load 12. The old limit of 20 s cut such a drain short: kernel.log ended in the
+ * middle of a dump and watch counted 43 of 562 XRUNs. This is only a safety net now. */
+const DRAIN_LIMIT_MS = 180_000;
 
 /** The fields of a kmsg record prefix `PRI,SEQ,USEC,FLAGS;`. */
 export interface KmsgHead {
@@ -101,6 +106,8 @@ export interface KmsgSourceOptions {
   now?: () => bigint;
   /** Waits ms (injected so tests need no real sleeps). */
   sleep?: (ms: number) => Promise<void>;
+  /** How long close() may read on to reach the stop marker (default DRAIN_LIMIT_MS). */
+  drainLimitMs?: number;
 }
 
 const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -110,12 +117,18 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
   const { device } = options;
   const now = options.now ?? (() => process.hrtime.bigint());
   const sleep = options.sleep ?? realSleep;
+  const drainLimitMs = options.drainLimitMs ?? DRAIN_LIMIT_MS;
   const queue = new LineQueue();
   const gaps = createSeqGapCounter();
   const warnings: string[] = [];
   let closed = false;
   // Set by close(): read on until caught up (EAGAIN) or DRAIN_LIMIT_MS, then stop.
   let drainUntilNs: bigint | null = null;
+  // Written by close(): every record before it was printed before the stop.
+  let stopMarker: string | null = null;
+  let stopMarkerSeen = false;
+  // Since when reads have returned EAGAIN without a record in between (null: a record came).
+  let againSinceNs: bigint | null = null;
   let loop: Promise<void> | null = null;
   let eagainLost = 0;
   const markerWaiters = new Map<string, (usec: number) => void>();
@@ -132,6 +145,10 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
   };
 
   const handle = (record: string): void => {
+    if (stopMarker !== null && record.includes(stopMarker)) {
+      stopMarkerSeen = true;
+      return;
+    }
     const head = parseKmsgHead(record);
     if (head) {
       gaps.observe(head.seq);
@@ -146,15 +163,27 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
   const run = async (signal: AbortSignal): Promise<void> => {
     try {
       let inTurn = 0;
-      while (!closed) {
-        if (drainUntilNs !== null && now() >= drainUntilNs) break;
+      while (!closed && !stopMarkerSeen) {
+        if (drainUntilNs !== null && now() >= drainUntilNs) {
+          if (stopMarker !== null)
+            warnings.push(
+              `stopped reading the kernel log ${Math.round(drainLimitMs / 1000)} s after the stop, before reaching the records printed at the stop: the reader had fallen behind a flood of messages, so the last part of the run is missing from kernel.log and its events`,
+            );
+          break;
+        }
         const r = await readOne();
         if (r === 'again') {
-          if (drainUntilNs !== null || signal.aborted) break;
+          if (drainUntilNs !== null && stopMarker === null) break;
+          // Draining with a stop marker: EAGAIN means "not yet", unless it lasts — the kernel
+          // drops writes silently with printk.devkmsg=off, so the marker may never come.
+          againSinceNs ??= now();
+          if (drainUntilNs !== null && now() - againSinceNs >= MARKER_WAIT_NS) break;
+          if (drainUntilNs === null && signal.aborted) break;
           inTurn = 0;
           await sleep(POLL_MS);
           continue;
         }
+        againSinceNs = null;
         if (r === 'lost') eagainLost++;
         else handle(r);
         if (++inTurn >= RECORDS_PER_TURN) {
@@ -195,8 +224,18 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
         await loop;
         return;
       }
-      // Drain what the kernel printed before the stop, then end.
-      drainUntilNs = now() + BigInt(DRAIN_LIMIT_MS) * 1_000_000n;
+      // Drain what the kernel printed before the stop, then end: up to our own marker, which
+      // the kernel logs after everything printed so far (without it: until caught up).
+      drainUntilNs = now() + BigInt(drainLimitMs) * 1_000_000n;
+      againSinceNs = null; // "caught up" counts from the stop on
+      const marker = `xrunhunt: capture stop marker ${Number(now()).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
+      stopMarker = marker; // before the write: the reader may see it come back at once
+      try {
+        await device.write(marker);
+      } catch {
+        // /dev/kmsg not writable (not root): drain until caught up instead.
+        stopMarker = null;
+      }
       await loop;
       closed = true;
       queue.end();

@@ -100,7 +100,7 @@ test('xruns on the watched stream: counted as the report xruns, offender named, 
   );
   assert.ok(
     report.suggestions.some((s) => /vm\.dirty_bytes/.test(s)),
-    'the session advice for file-system offenders',
+    'the session advice for file-system offenders: ' + report.suggestions.join(' | '),
   );
   assert.ok(report.suggestions.some((s) => /clock\.force-quantum 2048/.test(s)));
   assert.ok(

@@ -237,7 +237,9 @@ export function concludeWatch(
   if (report.events.length === 0 && report.limitations.length > 0) {
     conclusion.push(`No kernel XRUN dumps were captured. ${report.limitations[0]}`);
   }
-  for (const s of session.suggestions) {
+  for (const line of session.suggestions) {
+    // A session's `try` line replays the session's own player; watch has none: advice only.
+    const s = line.replace(/; prove it: xrunhunt try .*$/, '');
     if (!/--period|--rt-priority|xrunhunt stress/.test(s)) suggestions.push(s);
   }
   for (const s of r.streams) if (s.xruns + s.polledUnderruns > 0) suggestions.push(ownerAdvice(s));
