@@ -247,7 +247,7 @@ test('compare: wrong argument count, missing path, folder without a bundle', asy
 test('session rejects bad options before touching anything', async () => {
   const cases: [string[], RegExp][] = [
     [['--phases', 'idle:10s,bogus:5s'], /unknown load "bogus"/],
-    [['--period', 'abc'], /invalid --period \(frames\) "abc"/],
+    [['--period', 'abc'], /invalid --period \(frames, or auto\) "abc"/],
     [['--pcm', 'card0'], /invalid --pcm "card0"/],
     [['--capture', 'tea'], /invalid --capture "tea"/],
     [['--inject-stall', 'lots'], /invalid --inject-stall/],
