@@ -1,6 +1,7 @@
 // `xrunhunt try KNOB=VALUE …`: proves a remedy. Runs the same session plan alternately with
 // the current setting (A) and the change (B), restores after every B round, and prints the
 // xrun rates with their ratio, 95 % interval and a verdict.
+import { UsageError } from '../../errors.js';
 import { sessionMachineOptions } from '../session-machine.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
@@ -173,6 +174,11 @@ Exit status: 0 the change cut xruns significantly, 2 it did not (or nothing to t
       { ...v, 'no-scrub': v['no-scrub'] },
       { cwd: io.cwd, tmpdir: tmpdir(), outDir: null },
     );
+    if (plan.autoPeriod)
+      throw new UsageError(
+        'try needs a fixed --period: A and B must run at the same one (auto probes would choose per run)',
+        { hint: 'find one with "xrunhunt session --period auto" first, then pass it here' },
+      );
     const outDir = v.out === undefined ? null : resolve(io.cwd, v.out);
     const html = v.html === undefined ? null : resolve(io.cwd, v.html);
     if (html !== null) checkReportTarget(html);
