@@ -45,6 +45,8 @@ export interface KnobChange {
   hold?: HeldRequest;
   /** Changes to the player of the B rounds (no machine setting). */
   player?: { rtPriority?: number; cpu?: number };
+  /** Changes to the load generator of the B rounds (no machine setting). */
+  load?: { cpus: number[] };
 }
 
 /** A knob `try` can change. */

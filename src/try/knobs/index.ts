@@ -8,6 +8,7 @@ import { governorKnob } from './cpufreq-governor.js';
 import { dirtyBytesKnob } from './dirty-bytes.js';
 import { ioSchedulerKnob } from './io-scheduler.js';
 import { irqAffinityKnob } from './irq-affinity.js';
+import { loadCpuKnob } from './load-cpu.js';
 import { playerCpuKnob, playerPriorityKnob } from './player.js';
 import { swappinessKnob } from './swappiness.js';
 import { thpKnob } from './transparent-hugepages.js';
@@ -25,6 +26,7 @@ export const KNOBS: readonly KnobDefinition[] = [
   thpKnob,
   playerPriorityKnob,
   playerCpuKnob,
+  loadCpuKnob,
 ];
 
 /** Parses one KNOB=VALUE and resolves it against the machine. */
@@ -54,6 +56,7 @@ export function resolveKnobs(specs: readonly string[], env: KnobEnv): KnobChange
     ...c.writes.map((w) => w.path),
     ...(c.hold ? [c.hold.path] : []),
     ...Object.keys(c.player ?? {}).map((k) => `player.${k}`),
+    ...Object.keys(c.load ?? {}).map((k) => `load.${k}`),
   ]);
   const dup = paths.find((p, i) => paths.indexOf(p) !== i);
   if (dup !== undefined)
