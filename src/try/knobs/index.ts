@@ -8,12 +8,20 @@ import { governorKnob } from './cpufreq-governor.js';
 import { dirtyBytesKnob } from './dirty-bytes.js';
 import { ioSchedulerKnob } from './io-scheduler.js';
 import { irqAffinityKnob } from './irq-affinity.js';
+import { irqPriorityKnob } from './irq-priority.js';
 import { loadCpuKnob } from './load-cpu.js';
 import { playerCpuKnob, playerPriorityKnob } from './player.js';
 import { swappinessKnob } from './swappiness.js';
 import { thpKnob } from './transparent-hugepages.js';
 
-export type { KnobChange, KnobDefinition, KnobEnv, SettingWrite, HeldRequest } from './contract.js';
+export type {
+  KnobChange,
+  KnobDefinition,
+  KnobEnv,
+  SettingWrite,
+  HeldRequest,
+  ThreadSchedWrite,
+} from './contract.js';
 
 /** The knobs, in the order the help lists them. */
 export const KNOBS: readonly KnobDefinition[] = [
@@ -21,6 +29,7 @@ export const KNOBS: readonly KnobDefinition[] = [
   dirtyBytesKnob,
   swappinessKnob,
   irqAffinityKnob,
+  irqPriorityKnob,
   cpuDmaLatencyKnob,
   governorKnob,
   thpKnob,
@@ -55,6 +64,7 @@ export function resolveKnobs(specs: readonly string[], env: KnobEnv): KnobChange
   const paths = changes.flatMap((c) => [
     ...c.writes.map((w) => w.path),
     ...(c.hold ? [c.hold.path] : []),
+    ...(c.threads ?? []).map((t) => t.path),
     ...Object.keys(c.player ?? {}).map((k) => `player.${k}`),
     ...Object.keys(c.load ?? {}).map((k) => `load.${k}`),
   ]);
