@@ -55,7 +55,7 @@ function readTry(out: string, file: string): { rc: number; result: TryResult; er
 }
 
 test(
-  'lab try under an injected CPU 0 lockup: player.cpu=1 cuts xruns significantly, vm.swappiness=10 changes nothing',
+  'lab try under an injected CPU 0 lockup: player.cpu=1 makes the injected offender vanish significantly, vm.swappiness=10 changes nothing',
   { skip: labSkip(), timeout: 840_000 },
   async () => {
     const out = join(work, 'run');
