@@ -155,6 +155,7 @@ export class ChildProcessLoad implements LoadGenerator {
           : { limitBytes: Math.ceil(plan.limitBytes / plan.workers) }),
         ...(plan.command ? { command: plan.command } : {}),
         ...(plan.outputPath ? { outputPath: plan.outputPath } : {}),
+        ...(this.options.cpus ? { cpus: [...this.options.cpus] } : {}),
       };
       this.workers.push(this.watch(this.deps.spawnWorker(config)));
     }

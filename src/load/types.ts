@@ -26,6 +26,8 @@ export interface LoadOptions {
   sizeBytes?: number;
   /** Parallel child processes (default: 1, or the core count for `cpu` and `fork`). */
   workers?: number;
+  /** CPUs the workers (every thread, and what they spawn) are pinned to; unset: any CPU. */
+  cpus?: number[];
   /** `read`: drop the page cache (root only) after preparing the file and at each pass. */
   dropCaches?: boolean;
   /** `external`: the command and its arguments. */

@@ -3,6 +3,7 @@
 // deadline, a byte limit, a stop message, SIGTERM/SIGINT, or when the parent disappears
 // (so a `kill -9` of the CLI never leaves a load running).
 import { errnoCode, isXrunhuntError } from '../errors.js';
+import { pinProcessToCpus } from './pin-process.js';
 import { kindSpec } from './registry.js';
 import { WorkContext } from './work-context.js';
 import type { ParentMessage, WorkerConfig, WorkerEnd, WorkerMessage } from './worker-protocol.js';
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
   let exitCode: number | null | undefined;
   let exitSignal: string | null | undefined;
   try {
+    const pinError = config.cpus ? pinProcessToCpus(config.cpus) : null;
+    if (pinError !== null) throw new Error(pinError);
     const outcome = await kindSpec(config.kind).run(ctx, config);
     end = outcome?.exited ? 'exited' : (ctx.stopped ?? 'stopped');
     if (outcome) ({ exitCode, exitSignal } = outcome);

@@ -19,6 +19,8 @@ export interface WorkerConfig {
   outputPath?: string;
   /** 0-based index among the load's workers. */
   index: number;
+  /** CPUs every thread of the worker is pinned to (`try load.cpu=LIST`); unset: no pin. */
+  cpus?: number[];
 }
 
 /** Why a worker ended, as it saw it. */

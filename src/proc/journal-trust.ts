@@ -85,6 +85,8 @@ const isWhole = (v: string): boolean => /^\d{1,20}$/.test(v);
 const isName = (v: string): boolean => /^[a-z][a-z0-9_-]{0,31}$/.test(v);
 const isCpuList = (v: string): boolean => /^\d+(-\d+)?(,\d+(-\d+)?){0,200}$/.test(v);
 const isMask = (v: string): boolean => /^\d{1,10}$/.test(v) && Number(v) <= 0xffff_ffff;
+/** A 'sched' original: policy 0–6, priority, start ticks, and a comm that names an IRQ thread. */
+const IRQ_SCHED_ORIGINAL = /^[0-6]:\d{1,2}:\d{1,20}:irq\/\d+-.{0,12}$/;
 const kprobeEventDir = `instances/${TRACE_INSTANCE}/events/${KPROBE_GROUP}/${KPROBE_EVENT}`;
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -143,6 +145,14 @@ const SETTING_SHAPES: readonly SettingShape[] = [
     kind: 'value',
     original: isCpuList,
     what: 'a CPU list',
+  },
+  // `try irq.priority`: an IRQ thread's policy (journal-sched.ts); restore re-checks the thread.
+  {
+    root: 'proc',
+    relative: /^\d+$/,
+    kind: 'sched',
+    original: (v) => IRQ_SCHED_ORIGINAL.test(v),
+    what: 'the policy of an interrupt thread (POLICY:PRIORITY:STARTTICKS:irq/N-…)',
   },
   {
     root: 'sys',
@@ -329,4 +339,38 @@ export function assertJournalFitsRoots(
       hint: `it holds originals xrunhunt would not restore under --proc-root ${quoteUntrusted(roots.procRoot)}; run "xrunhunt debug restore" with the --proc-root/--sys-root it was written for, or remove it if you did not create it`,
     },
   );
+}
+
+/** The /proc/PID/stat facts the 'sched' restore checks (see journal-sched.ts parseSchedStat). */
+export interface SchedFacts {
+  flags: number;
+  startTicks: number;
+  priority: number;
+  policy: number;
+}
+
+/** PF_KTHREAD in the stat flags: the task is a kernel thread (include/linux/sched.h). */
+const PF_KTHREAD = 0x0020_0000;
+
+/**
+ * Pure rule before a 'sched' entry is restored: a planted journal must not make root change
+ * the scheduling of an arbitrary process, so the pid must still be a KERNEL thread named
+ * irq/N-… with the journaled comm and start time. Returns why not, or null.
+ * `acceptUserThread` exists only for the real restore test on a spawned child (see
+ * journal-sched.ts); nothing else sets it.
+ */
+export function judgeSchedTarget(
+  want: { comm: string; startTicks: number },
+  now: ({ comm: string } & SchedFacts) | null,
+  acceptUserThread = false,
+): string | null {
+  if (!/^irq\/\d+-/.test(want.comm))
+    return `the journaled name ${quoteUntrusted(want.comm)} is not an interrupt thread (irq/N-…)`;
+  if (now === null) return 'it has ended';
+  if (now.comm !== want.comm)
+    return `it is now ${quoteUntrusted(now.comm)}, not ${quoteUntrusted(want.comm)}`;
+  if (now.startTicks !== want.startTicks)
+    return `it started at tick ${now.startTicks}, not ${want.startTicks} (the pid was reused)`;
+  if (!acceptUserThread && (now.flags & PF_KTHREAD) === 0) return 'it is not a kernel thread';
+  return null;
 }

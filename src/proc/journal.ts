@@ -10,6 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { checkJournalFileTrust, runningUid } from './journal-trust.js';
+import { SCHED_JOURNAL_KIND, schedRestorer } from './journal-sched.js';
 import type { SettingFileIo } from './setting-file.js';
 import { realSettingFileIo } from './setting-file.js';
 
@@ -79,7 +80,7 @@ export type EntryRestorer = (entry: JournalEntry, io: SettingFileIo) => void;
  * Restorers every journal knows, so any reader (a later session, `debug restore`) undoes them
  * right: 'append' writes `original` (a command such as `-:xrunhunt/xrun`) without truncating the
  * file (tracefs `kprobe_events` deletes EVERY probe when opened with O_TRUNC); 'rmdir' removes
- * a folder xrunhunt created (a tracefs instance). Entries restore newest first, so the order of
+ * a folder xrunhunt created (a tracefs instance); 'sched' puts an IRQ thread's policy back. Entries restore newest first, so the order of
  * recording is the reverse of the teardown order.
  */
 export const BUILTIN_RESTORERS: Record<string, EntryRestorer> = {
@@ -91,6 +92,8 @@ export const BUILTIN_RESTORERS: Record<string, EntryRestorer> = {
     if (!io.removeDir) throw new Error(`no folder remover to restore ${entry.path}`);
     io.removeDir(entry.path);
   },
+  // A thread's scheduling policy (journal-sched.ts): only back onto the same irq/N-… thread.
+  [SCHED_JOURNAL_KIND]: schedRestorer(),
 };
 
 /** The owner of a path (stat, following links), undefined when it does not exist. */

@@ -32,6 +32,13 @@ function planFor(o: TryRunOptions, arm: 'A' | 'B'): TryRunOptions['session']['pa
   return p;
 }
 
+/** The B sessions' dependencies: the load knobs applied to every load they start. */
+export function depsFor(o: TryRunOptions, arm: 'A' | 'B', deps: SessionDeps): SessionDeps {
+  const cpus = o.changes.find((c) => c.load)?.load?.cpus;
+  if (arm === 'A' || cpus === undefined) return deps;
+  return { ...deps, createLoad: (kind, options) => deps.createLoad(kind, { ...options, cpus }) };
+}
+
 /** Runs the rounds until done or `signal` aborts; returns the summed result. */
 export async function runTry(
   o: TryRunOptions,
@@ -63,7 +70,7 @@ export async function runTry(
           extraProbes: probe,
         },
         signal,
-        deps,
+        depsFor(o, arm, deps),
       );
       const { report } = await handle.outcome;
       // A session cut short by Ctrl-C is not a like-for-like sample: leave it out.

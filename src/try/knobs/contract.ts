@@ -3,6 +3,7 @@
 // back by the try probe (../knob-probe.ts) through the settings journal, so every knob is
 // restored the same way after each B round, on Ctrl-C, and after kill -9 at the next start.
 import type { SettingFileIo } from '../../proc/index.js';
+import type { ThreadSched } from '../../proc/journal-sched.js';
 
 /** Where a knob finds the machine: the roots (fake trees in tests) and the file writer. */
 export interface KnobEnv {
@@ -33,6 +34,16 @@ export interface HeldRequest {
   bytes: Buffer;
 }
 
+/** A thread whose scheduling a change sets (journaled with kind 'sched', restored onto it only). */
+export interface ThreadSchedWrite {
+  /** The thread's /proc/PID folder (the journal entry's path). */
+  path: string;
+  /** The thread as it is now: the original restore puts back. */
+  thread: ThreadSched;
+  policy: number;
+  priority: number;
+}
+
 /** What one KNOB=VALUE changes for the B rounds. */
 export interface KnobChange {
   /** KNOB=VALUE as it is normalized (`scheduler.sda=mq-deadline`). */
@@ -43,8 +54,11 @@ export interface KnobChange {
   to: string;
   writes: SettingWrite[];
   hold?: HeldRequest;
+  threads?: ThreadSchedWrite[];
   /** Changes to the player of the B rounds (no machine setting). */
   player?: { rtPriority?: number; cpu?: number };
+  /** Changes to the load generator of the B rounds (no machine setting). */
+  load?: { cpus: number[] };
 }
 
 /** A knob `try` can change. */

@@ -8,11 +8,20 @@ import { governorKnob } from './cpufreq-governor.js';
 import { dirtyBytesKnob } from './dirty-bytes.js';
 import { ioSchedulerKnob } from './io-scheduler.js';
 import { irqAffinityKnob } from './irq-affinity.js';
+import { irqPriorityKnob } from './irq-priority.js';
+import { loadCpuKnob } from './load-cpu.js';
 import { playerCpuKnob, playerPriorityKnob } from './player.js';
 import { swappinessKnob } from './swappiness.js';
 import { thpKnob } from './transparent-hugepages.js';
 
-export type { KnobChange, KnobDefinition, KnobEnv, SettingWrite, HeldRequest } from './contract.js';
+export type {
+  KnobChange,
+  KnobDefinition,
+  KnobEnv,
+  SettingWrite,
+  HeldRequest,
+  ThreadSchedWrite,
+} from './contract.js';
 
 /** The knobs, in the order the help lists them. */
 export const KNOBS: readonly KnobDefinition[] = [
@@ -20,11 +29,13 @@ export const KNOBS: readonly KnobDefinition[] = [
   dirtyBytesKnob,
   swappinessKnob,
   irqAffinityKnob,
+  irqPriorityKnob,
   cpuDmaLatencyKnob,
   governorKnob,
   thpKnob,
   playerPriorityKnob,
   playerCpuKnob,
+  loadCpuKnob,
 ];
 
 /** Parses one KNOB=VALUE and resolves it against the machine. */
@@ -53,7 +64,9 @@ export function resolveKnobs(specs: readonly string[], env: KnobEnv): KnobChange
   const paths = changes.flatMap((c) => [
     ...c.writes.map((w) => w.path),
     ...(c.hold ? [c.hold.path] : []),
+    ...(c.threads ?? []).map((t) => t.path),
     ...Object.keys(c.player ?? {}).map((k) => `player.${k}`),
+    ...Object.keys(c.load ?? {}).map((k) => `load.${k}`),
   ]);
   const dup = paths.find((p, i) => paths.indexOf(p) !== i);
   if (dup !== undefined)

@@ -19,17 +19,18 @@ export function soundInterrupts(text: string): { irq: number; actions: string }[
   return out;
 }
 
-function soundIrq(env: KnobEnv): number {
+/** The one sound interrupt line; refuses none or several, naming the knob that asked. */
+export function soundIrq(env: KnobEnv, knob = 'irq.affinity'): number {
   const path = join(env.procRoot, 'interrupts');
   const found = soundInterrupts(env.io.read(path));
   if (found.length === 0)
-    throw new UsageError(`invalid knob "irq.affinity": no sound interrupt in ${path}`, {
-      hint: 'the card has no interrupt line of its own (snd-dummy, a USB card behind xhci, a VM): name the line with irq.N.affinity=CPUS (see /proc/interrupts)',
+    throw new UsageError(`invalid knob "${knob}": no sound interrupt in ${path}`, {
+      hint: `the card has no interrupt line of its own (snd-dummy, a USB card behind xhci, a VM): name the line with ${knob.replace('irq.', 'irq.N.')}=… (see /proc/interrupts)`,
     });
   if (found.length > 1)
     throw new UsageError(
-      `invalid knob "irq.affinity": several sound interrupts (${found.map((f) => `${f.irq} ${f.actions}`).join('; ')})`,
-      { hint: 'name one with irq.N.affinity=CPUS' },
+      `invalid knob "${knob}": several sound interrupts (${found.map((f) => `${f.irq} ${f.actions}`).join('; ')})`,
+      { hint: `name one with ${knob.replace('irq.', 'irq.N.')}=…` },
     );
   return found[0]!.irq;
 }

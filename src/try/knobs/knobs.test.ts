@@ -9,6 +9,14 @@ import { createTryKnobTree } from '../../../test/helpers/try-knob-tree.js';
 import { resolveKnob, resolveKnobs, type KnobEnv } from './index.js';
 import { soundInterrupts } from './irq-affinity.js';
 import { parseCpuList } from './cpu-list.js';
+import { depsFor, type TryRunOptions } from '../try-run.js';
+import type { SessionDeps } from '../../session/run-session.js';
+import {
+  createLoad,
+  type LoadGenerator,
+  type LoadKind,
+  type LoadOptions,
+} from '../../load/index.js';
 
 const tree = createTryKnobTree();
 after(() => tree.cleanup());
@@ -95,6 +103,25 @@ test('player knobs change the plan only', () => {
   assert.deepEqual(resolveKnob('player.priority=90', env).player, { rtPriority: 90 });
   assert.deepEqual(resolveKnob('player.cpu=1', env).player, { cpu: 1 });
   refuses('player.cpu=1-2', /expected one CPU/);
+});
+
+test("load.cpu pins the B rounds' loads only: A keeps the caller's createLoad", () => {
+  const c = resolveKnob('load.cpu=0-1,3', env);
+  assert.deepEqual(c.load, { cpus: [0, 1, 3] });
+  assert.deepEqual([c.spec, c.writes], ['load.cpu=0,1,3', []]);
+  refuses('load.cpu=9', /CPU 9 is not online/);
+  refuses('load.cpu=one', /expected a CPU list/);
+  const seen: (number[] | undefined)[] = [];
+  const deps = {
+    createLoad: (_kind: LoadKind, options: LoadOptions): LoadGenerator => {
+      seen.push(options.cpus);
+      return createLoad('idle', { durationMs: 1 });
+    },
+  } as unknown as SessionDeps;
+  const o = { changes: [c] } as unknown as TryRunOptions;
+  assert.equal(depsFor(o, 'A', deps), deps);
+  depsFor(o, 'B', deps).createLoad('cpu', { durationMs: 5 });
+  assert.deepEqual(seen, [[0, 1, 3]]);
 });
 
 test('unknown, malformed, duplicate and reboot-only knobs are refused with what to do', () => {
