@@ -56,7 +56,15 @@ function readTry(out: string, file: string): { rc: number; result: TryResult; er
 
 test(
   'lab try under an injected CPU 0 lockup: player.cpu=1 makes the injected offender vanish significantly, vm.swappiness=10 changes nothing',
-  { skip: labSkip(), timeout: 840_000 },
+  {
+    // 8–9 min under TCG, and the swappiness half sits near the edge of its interval (TCG's xrun
+    // counts are more spread than Poisson): run on request, not in every CI run.
+    skip:
+      process.env['XRUNHUNT_LAB_TRY'] === '1'
+        ? labSkip()
+        : 'set XRUNHUNT_LAB_TRY=1 to run (8–9 min under TCG; see docs/try.md)',
+    timeout: 840_000,
+  },
   async () => {
     const out = join(work, 'run');
     const r = await execInLab(
