@@ -59,7 +59,7 @@ test(
 );
 
 test(
-  '--inject-stall 20x5 yields exactly 5 xruns with plausible durations, and playback continues',
+  '--inject-stall 20x5 yields exactly 5 injected xruns with plausible durations, and playback continues',
   { skip: missing ?? false, timeout: 60_000 },
   async () => {
     const r = await runCli(
@@ -69,14 +69,14 @@ test(
     const j = JSON.parse(r.stdout) as PlayJson;
     assert.equal(r.code, 2, r.stderr);
     assert.equal(j.stallsInjected, 5);
-    assert.equal(
-      j.xruns.length,
-      5,
-      `xruns at ${j.xruns.map((x) => `${x.time.toFixed(2)}s/${x.durationMs}ms${x.injected ? '*' : ''}`).join(', ')} (* = injected; load average ${loadavg()[0]?.toFixed(1)})`,
-    );
+    const injected = j.xruns.filter((x) => x.injected);
+    const seen = `xruns at ${j.xruns.map((x) => `${x.time.toFixed(2)}s/${x.durationMs}ms${x.injected ? '*' : ''}`).join(', ')} (* = injected; load average ${loadavg()[0]?.toFixed(1)})`;
+    // Exactly the five injected stalls are flagged; one spontaneous xrun (a late wake-up on a
+    // shared 2-core host: seen once, 9.5 ms at load 1.5) is tolerated, not more.
+    assert.equal(injected.length, 5, seen);
+    assert.ok(j.xruns.length - injected.length <= 1, seen);
     const bufferMs = (j.granted.bufferFrames / j.granted.rate) * 1000;
-    for (const x of j.xruns) {
-      assert.equal(x.injected, true);
+    for (const x of injected) {
       // Silent from when the queue ran dry (≤ one buffer into the stall) to the refill after
       // it: ≥ stall − buffer − one JACK cycle (1.33 ms detection granularity); < stall + 5 ms
       // (the refill takes two writes; 5 ms covers a late wake-up of the JACK thread).
@@ -85,13 +85,13 @@ test(
       assert.ok(BigInt(x.monotonicNs) > 0n);
     }
     // Stalls are 1 s apart after a 1 s warm-up: detections at ~1, 2, 3, 4, 5 s (± 100 ms).
-    j.xruns.forEach((x, i) =>
+    injected.forEach((x, i) =>
       assert.ok(Math.abs(x.time - (i + 1) - 0.02) < 0.1, `xrun ${i} at ${x.time}`),
     );
     // Frames keep advancing after each recovery: ~1 s of audio (≥ 90 %) between xruns and after the last.
     for (let i = 1; i < 5; i++) {
-      assert.ok(j.xruns[i]!.framesWritten - j.xruns[i - 1]!.framesWritten > 48000 * 0.9);
+      assert.ok(injected[i]!.framesWritten - injected[i - 1]!.framesWritten > 48000 * 0.9);
     }
-    assert.ok(j.frames - j.xruns[4]!.framesWritten > 48000 * 0.9, `frames ${j.frames}`);
+    assert.ok(j.frames - injected[4]!.framesWritten > 48000 * 0.9, `frames ${j.frames}`);
   },
 );
