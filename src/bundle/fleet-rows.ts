@@ -44,6 +44,39 @@ export interface EventRow {
 }
 
 /** The card index in a PCM name like "pcmC1D0p", or null. */
+/**
+ * One event's values in the `events` table's column order (bundle_id, idx, kind, class,
+ * function, module, signature, phase, load_kind, driver, stack_id, machine, kernel_release,
+ * preempt, created_ms, card, capture_backend): the one order both stores insert in.
+ */
+export function eventColumnValues(
+  bundleId: number,
+  e: EventRow,
+  stackId: number,
+  machine: number,
+  b: Pick<BundleRow, 'kernelRelease' | 'preempt' | 'createdMs' | 'captureBackend'>,
+): (string | number | null)[] {
+  return [
+    bundleId,
+    e.idx,
+    e.kind,
+    e.class,
+    e.function,
+    e.module,
+    e.signature,
+    e.phase,
+    e.loadKind,
+    e.driver,
+    stackId,
+    machine,
+    b.kernelRelease,
+    b.preempt,
+    b.createdMs,
+    e.card,
+    b.captureBackend,
+  ];
+}
+
 export function pcmCardIndex(pcm: string | null): number | null {
   const m = pcm ? /^pcmC(\d+)D\d+[pc]?$/.exec(pcm) : null;
   return m ? Number(m[1]) : null;

@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { XrunhuntError } from '../errors.js';
-import { bundleToRows } from './fleet-rows.js';
+import { bundleToRows, eventColumnValues } from './fleet-rows.js';
 import {
   buildRanking,
   type FacetRow,
@@ -356,25 +356,7 @@ export class FleetStore {
             c.n++;
             if (stack > c.stack) c.stack = stack;
           } else combos.set(k, { e, n: 1, stack });
-          this.st['insertEvent']!.run(
-            id,
-            e.idx,
-            e.kind,
-            e.class,
-            e.function,
-            e.module,
-            e.signature,
-            e.phase,
-            e.loadKind,
-            e.driver,
-            stack,
-            machine,
-            b.kernelRelease,
-            b.preempt,
-            b.createdMs,
-            e.card,
-            b.captureBackend,
-          );
+          this.st['insertEvent']!.run(...eventColumnValues(id, e, stack, machine, b));
         }
         for (const { e, n, stack } of combos.values()) {
           const sig = e.signature ?? '';

@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { XrunhuntError } from '../errors.js';
-import { bundleToRows, type EventRow } from '../bundle/fleet-rows.js';
+import { bundleToRows, eventColumnValues, type EventRow } from '../bundle/fleet-rows.js';
 import { knownFileKey } from '../bundle/ingest.js';
 import type {
   FleetRanking,
@@ -346,25 +346,7 @@ export class PostgresFleetStore implements FleetBackend {
       }
       for (const e of rows.events) {
         const stack = stackIds.get(e.framesJson)!;
-        const vals = [
-          id,
-          e.idx,
-          e.kind,
-          e.class,
-          e.function,
-          e.module,
-          e.signature,
-          e.phase,
-          e.loadKind,
-          e.driver,
-          stack,
-          machine,
-          b.kernelRelease,
-          b.preempt,
-          b.createdMs,
-          e.card,
-          b.captureBackend,
-        ];
+        const vals = eventColumnValues(id, e, stack, machine, b);
         for (let i = 0; i < 17; i++) ev[i]!.push(vals[i]);
         const sig = e.signature ?? '';
         const key = [e.class, sig, b.kernelRelease, e.driver, b.preempt, e.loadKind];
