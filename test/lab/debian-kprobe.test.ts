@@ -137,58 +137,73 @@ test(
   },
 );
 
-test(
-  "Debian kernel in the lab, --inject lockup:10:irq: the kprobe stacks rank the injector's unlock function first",
-  { skip, timeout: 900_000 },
-  async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')), 'results');
-    const script = `${X} session --device ${DEVICE} --period 256 --periods 2 --phases idle:20s --out s --json > s.json; echo "rc=$?"`;
-    try {
-      const r = await execInLab(script, {
-        labOptions: [
-          '--kernel',
-          'debian',
-          '--inject',
-          'lockup:10:irq',
-          '--out',
-          out,
-          '--timeout',
-          // Debian's boot (initramfs, modules over 9p) took 90–210 s under TCG at host load 20–33.
-          '13m',
-        ],
-        timeoutMs: 840_000,
-      });
-      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-      const report = JSON.parse(readFileSync(join(out, 's.json'), 'utf8')) as Report;
-      const xruns = report.events.filter((e) => e.kind === 'xrun');
-      const named = xruns.filter((e) => e.offender.module === INJECTOR_MODULE).length;
-      process.stderr.write(
-        `lab debian ground truth lockup:10:irq 256/512: ${named} of ${xruns.length} kprobe stacks name ${INJECTOR_MODULE}; top: ${report.offenders
-          .slice(0, 3)
-          .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
-          .join(', ')}\n`,
-      );
-      assert.equal(report.kernelCapture.source, 'trace_pipe');
-      assert.ok(xruns.length >= 10, `expected at least 10 kprobe XRUN stacks, got ${xruns.length}`);
-      const top = report.offenders[0];
-      assert.ok(top, 'a ranked offender');
-      assert.equal(top.module, INJECTOR_MODULE, `top offender ${top.function} [${top.module}]`);
-      assert.equal(top.function, INJECTOR_UNLOCK_FUNCTION);
-      // Measured on Debian's kernel (load average 24 on the host, 2026-12-01): 33 of 225
-      // captured stacks in xrunhunt_inject_unlock, the next offender (p9_virtio_request) 9; the
-      // rest are the player's own process-context writes, 9p, the emulated clocksource and user
-      // mode. The ranking, with a 2x margin over the runner-up, is the claim, not the share.
-      const second = report.offenders[1];
-      assert.ok(
-        !second || top.count >= 2 * second.count,
-        `top ${top.count} vs second ${second?.function} ${second?.count}`,
-      );
-      assert.ok(
-        named / xruns.length >= 0.08,
-        `only ${named} of ${xruns.length} name ${INJECTOR_MODULE}`,
-      );
-    } finally {
-      rmSync(join(out, '..'), { recursive: true, force: true });
-    }
-  },
-);
+// The same ground truth on snd-dummy (an hrtimer) and on QEMU's Intel HDA (snd-hda-intel, a PCI
+// MSI period interrupt): the shape most users have is Debian's kernel on an HDA card.
+for (const card of ['dummy', 'hda'] as const) {
+  test(
+    `Debian kernel in the lab, --card ${card}, --inject lockup:10:irq: the kprobe stacks rank the injector's unlock function first`,
+    { skip, timeout: 900_000 },
+    async () => {
+      const out = join(mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')), 'results');
+      const device = card === 'dummy' ? DEVICE : 'hw:CARD=Intel,DEV=0';
+      const script = `${X} session --device ${device} --period 256 --periods 2 --phases idle:20s --out s --json > s.json; echo "rc=$?"`;
+      try {
+        const r = await execInLab(script, {
+          labOptions: [
+            '--kernel',
+            'debian',
+            '--card',
+            card,
+            '--inject',
+            'lockup:10:irq',
+            '--out',
+            out,
+            '--timeout',
+            // Debian's boot (initramfs, modules over 9p) took 90–210 s under TCG at host load 20–33.
+            '13m',
+          ],
+          timeoutMs: 840_000,
+        });
+        assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+        const report = JSON.parse(readFileSync(join(out, 's.json'), 'utf8')) as Report;
+        const xruns = report.events.filter((e) => e.kind === 'xrun');
+        const named = xruns.filter((e) => e.offender.module === INJECTOR_MODULE).length;
+        process.stderr.write(
+          `lab debian ${card} ground truth lockup:10:irq 256/512: ${named} of ${xruns.length} kprobe stacks name ${INJECTOR_MODULE}; top: ${report.offenders
+            .slice(0, 3)
+            .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
+            .join(', ')}\n`,
+        );
+        assert.equal(report.kernelCapture.source, 'trace_pipe');
+        assert.ok(
+          xruns.length >= 10,
+          `expected at least 10 kprobe XRUN stacks, got ${xruns.length}`,
+        );
+        const top = report.offenders[0];
+        assert.ok(top, 'a ranked offender');
+        assert.equal(top.module, INJECTOR_MODULE, `top offender ${top.function} [${top.module}]`);
+        assert.equal(top.function, INJECTOR_UNLOCK_FUNCTION);
+        // Measured on Debian's kernel (load average 24 on the host, 2026-12-01): 33 of 225
+        // captured stacks in xrunhunt_inject_unlock, the next offender (p9_virtio_request) 9; the
+        // rest are the player's own process-context writes, 9p, the emulated clocksource and user
+        // mode. The ranking, with a 2x margin over the runner-up, is the claim, not the share.
+        const second = report.offenders[1];
+        assert.ok(
+          !second || top.count >= 2 * second.count,
+          `top ${top.count} vs second ${second?.function} ${second?.count}`,
+        );
+        // On HDA most XRUNs are the player's own process-context recoveries (measured: 50 of 709
+        // stacks in the injector, 7 %); on snd-dummy 33 of 225 (15 %). The share is a floor on
+        // dummy; on HDA an absolute floor of 15 named stacks (a third of what was measured).
+        if (card === 'dummy')
+          assert.ok(
+            named / xruns.length >= 0.08,
+            `only ${named} of ${xruns.length} name ${INJECTOR_MODULE}`,
+          );
+        else assert.ok(named >= 15, `only ${named} of ${xruns.length} name ${INJECTOR_MODULE}`);
+      } finally {
+        rmSync(join(out, '..'), { recursive: true, force: true });
+      }
+    },
+  );
+}
