@@ -4,6 +4,7 @@
 import { parseLogLine, type LogLine } from '../kernel/line-anatomy.js';
 import { classifyStackLine, type StackToken } from '../kernel/stack-line.js';
 import { classifyStack, type StackItem } from './classify.js';
+import { parseDetectionEvidence, recogniseDetection } from './detection.js';
 import {
   isForeignHeader,
   isWholePrefix,
@@ -66,6 +67,14 @@ interface OpenRecord {
   /** A line that is not a stack line on its own: perhaps the first part of a wrapped frame. */
   fragment: string | null;
   fragmentLines: number;
+  /** The dump's `CPU: N PID: N Comm: …` line (the task that printed it). */
+  taskLine?: string;
+  /** ftrace: `comm-pid [cpu]` of the xrun line, whose `<stack trace>` may come a few lines later. */
+  ftraceWho?: string | null;
+  /** ftrace: the stack has not started yet (other events of the CPU may come first). */
+  awaitingStack?: boolean;
+  /** ftrace: the `=>` lines now being read belong to another event's `<stack trace>`. */
+  foreignStack?: boolean;
 }
 
 interface Previous {
@@ -99,6 +108,9 @@ const SOURCE_TAIL_RE =
 
 // No real dump has more frames than this (kernel stack depth); deeper input is garbage.
 const DEFAULT_MAX_FRAMES = 512;
+// An ftrace xrun line waits this many lines for its own `<stack trace>` (a TCG guest at load
+// 10 recorded up to 20 lines of the same CPU's interrupt and other CPUs' events in between).
+const FTRACE_STACK_WAIT = 64;
 // A record with no contribution for this many lines is over (CPUs interleave, but one dump is contiguous-ish).
 const STALE_LINES = 400;
 // Caps open records (one per caller id): a log cannot have more concurrent dumps than CPUs+tasks printing.
@@ -134,17 +146,19 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     if (!r) return;
     open.delete(key);
     const c = classifyStack(r.items, rules, r.ftrace);
+    const d = recogniseDetection(c, rules, parseDetectionEvidence(r.header, r.taskLine));
     const ev: XrunEvent = {
       kind: r.kind,
       pcm: r.pcm,
       line: r.line,
       header: r.header,
-      offender: c.offender,
+      offender: d.offender ?? c.offender,
       frames: c.frames,
     };
     if (r.time !== undefined) ev.time = r.time;
     if (r.source !== undefined) ev.source = r.source;
-    if (c.offenderIndex !== undefined) ev.offenderIndex = c.offenderIndex;
+    if (c.offenderIndex !== undefined && !d.offender) ev.offenderIndex = c.offenderIndex;
+    ev.detection = d.detection;
     if (events.length >= maxWithFrames) {
       ev.frames = [];
       delete ev.offenderIndex;
@@ -375,7 +389,8 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
         : null;
     if (ft) {
       // trace_pipe lines carry their time in the ftrace column, not in a printk prefix.
-      if (ft.kind === 'xrun')
+      const fr = open.get('ftrace');
+      if (ft.kind === 'xrun') {
         openRecord(
           'ftrace',
           { kind: 'xrun', pcm: ft.pcm, incomplete: false, entry: 'ftrace-xrun', prefix: '' },
@@ -384,7 +399,24 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
           lineNo,
           true,
         );
-      else if (ft.kind === 'other') close('ftrace');
+        const r = open.get('ftrace');
+        if (r) {
+          r.ftraceWho = ft.who;
+          r.awaitingStack = true;
+        }
+      } else if (ft.kind === 'stack-start') {
+        // The stack of the xrun line is the one its own task and CPU record; under load an
+        // interrupt's events on that CPU (or another CPU's) can come in between.
+        if (fr?.awaitingStack) {
+          const mine = ft.who === null || fr.ftraceWho == null || ft.who === fr.ftraceWho;
+          fr.foreignStack = !mine;
+          if (mine) fr.awaitingStack = false;
+        }
+      } else if (fr) {
+        if (fr.awaitingStack && fr.frames === 0 && lineNo - fr.line < FTRACE_STACK_WAIT)
+          fr.foreignStack = false;
+        else close('ftrace');
+      }
       return;
     }
     if (headerStep(body, ll, key, bare)) return;
@@ -393,6 +425,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     const rkey = ftraceFrame ? 'ftrace' : key;
     const r = open.get(rkey);
     if (!r) return;
+    if (ftraceFrame && r.foreignStack) return;
     if (isForeignHeader(body)) {
       close(rkey);
       return;
@@ -450,6 +483,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
             return;
           }
           r.sawCpuLine = true;
+          r.taskLine = trimmed;
         }
         r.inModules = trimmed.startsWith('Modules linked in:');
         r.lastActivity = lineNo;

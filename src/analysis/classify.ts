@@ -12,10 +12,18 @@ export type StackItem =
   | { type: 'marker'; marker: Marker }
   | { type: 'regs'; mode: 'kernel' | 'user'; frame?: Frame };
 
+/**
+ * What the stack shows around the IRQ boundary: an interrupted context after it; a boundary
+ * followed only by thread machinery (an IRQ or softirq thread ran the handler); no boundary at
+ * all (process context or a thread); or no stack.
+ */
+export type StackShape = 'interrupted' | 'thread-only' | 'no-boundary' | 'empty';
+
 export interface Classification {
   offender: Offender;
   frames: Frame[];
   offenderIndex?: number;
+  shape: StackShape;
 }
 
 function role(rules: RuleSet, name: RuleListName, f: Frame): boolean {
@@ -31,6 +39,13 @@ function role(rules: RuleSet, name: RuleListName, f: Frame): boolean {
  */
 function isBoundaryEntry(rules: RuleSet, f: Frame): boolean {
   return f.reliable && role(rules, 'irq-entry', f);
+}
+
+/** Thread machinery of every era: generic kernel-thread start, IRQ threads, softirq threads. */
+function isThreadEntry(rules: RuleSet, f: Frame): boolean {
+  return (
+    role(rules, 'thread-entry', f) || role(rules, 'irq-thread', f) || role(rules, 'softirq-thread', f)
+  );
 }
 
 function isStrip(rules: RuleSet, f: Frame): boolean {
@@ -65,8 +80,11 @@ function roleName(rules: RuleSet, f: Frame): string {
   if (role(rules, 'alsa-core', f)) return 'detector (ALSA core)';
   if (role(rules, 'audio-driver', f)) return 'reporter (audio driver)';
   if (role(rules, 'softirq-enable', f)) return 'softirq/tasklet re-enable point';
+  if (role(rules, 'irq-thread', f)) return "IRQ thread (the detector's own)";
+  if (role(rules, 'softirq-thread', f)) return "softirq thread (the detector's own)";
   if (role(rules, 'irq-entry', f)) return 'IRQ entry/exit';
   if (role(rules, 'thread-entry', f)) return 'thread entry';
+  if (role(rules, 'syscall-entry', f)) return 'system-call entry';
   if (role(rules, 'idle', f)) return 'idle loop';
   if (role(rules, 'primitives', f)) return 'primitive (irq-enable/unlock/preempt/delay)';
   if (role(rules, 'process-context', f)) return 'process-context detector';
@@ -216,7 +234,12 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   if (regsAt === frames.length) newRegsAt = kept.length;
   if (markerBoundary === frames.length) newMarkerBoundary = kept.length;
 
-  const result = (offender: Offender, boundary: number, offenderIndex?: number): Classification => {
+  const result = (
+    offender: Offender,
+    boundary: number,
+    offenderIndex?: number,
+    shape: StackShape = 'interrupted',
+  ): Classification => {
     // Contexts: marked ones stay; unmarked frames before the boundary ran in IRQ context.
     // Softirq: frames printed above the outermost softirq entry, up to a hard-IRQ entry
     // (a hard interrupt nested in softirq processing runs in IRQ context again).
@@ -239,7 +262,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       regsAt: newRegsAt,
       markerAt: newMarkerBoundary,
     });
-    const out: Classification = { offender, frames: kept };
+    const out: Classification = { offender, frames: kept, shape };
     if (offenderIndex !== undefined) out.offenderIndex = offenderIndex;
     return out;
   };
@@ -254,6 +277,8 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
         reason: 'no stack printed',
       },
       0,
+      undefined,
+      'empty',
     );
   }
 
@@ -315,7 +340,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   if (start < 0) {
     // No IRQ boundary at all: detected in process context (write/ioctl/injection, workqueue).
     const pc = kept.find((f) => role(rules, 'process-context', f));
-    const th = kept.find((f) => role(rules, 'thread-entry', f));
+    const th = kept.find((f) => isThreadEntry(rules, f));
     const fn = pc ?? th;
     return result(
       {
@@ -330,6 +355,8 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
             : 'no interrupt boundary in the stack',
       },
       0,
+      undefined,
+      'no-boundary',
     );
   }
 
@@ -338,6 +365,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   let fallback = -1;
   let chosen = -1;
   let lastPrim = -1;
+  let threadAt = -1;
   for (let i = start; i < kept.length; i++) {
     const f = kept[i]!;
     if (f.inline && i + 1 < kept.length) continue;
@@ -348,8 +376,11 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       lastPrim = i;
       continue;
     }
-    if (role(rules, 'irq-entry', f) || role(rules, 'thread-entry', f)) {
-      if (role(rules, 'thread-entry', f)) break;
+    if (role(rules, 'irq-entry', f) || isThreadEntry(rules, f)) {
+      if (isThreadEntry(rules, f)) {
+        threadAt = i;
+        break;
+      }
       continue;
     }
     if (role(rules, 'primitives', f)) {
@@ -380,6 +411,30 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       boundary,
     );
   }
+  if (
+    chosen < 0 &&
+    fallback < 0 &&
+    regsMode === undefined &&
+    threadAt >= 0 &&
+    lastPrim >= 0 &&
+    role(rules, 'softirq-enable', kept[lastPrim]!) &&
+    (role(rules, 'irq-thread', kept[threadAt]!) || role(rules, 'softirq-thread', kept[threadAt]!))
+  ) {
+    // Softirqs run where an IRQ or softirq thread re-enabled bottom halves (irq_forced_thread_fn's
+    // local_bh_enable): the thread's own machinery, nothing interrupted, no offender.
+    return result(
+      {
+        class: 'none',
+        function: null,
+        module: null,
+        signature: 'none',
+        reason: `softirqs ran at ${kept[lastPrim]!.function} of a kernel thread, nothing interrupted`,
+      },
+      boundary,
+      undefined,
+      'thread-only',
+    );
+  }
   if (chosen < 0) chosen = fallback >= 0 ? fallback : lastPrim;
   if (chosen < 0) {
     // Only unsymbolized addresses (no kallsyms): rank by the first address.
@@ -389,8 +444,8 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   if (chosen < 0) {
     const rest = kept.slice(start);
     const allThread =
-      rest.some((f) => role(rules, 'thread-entry', f)) &&
-      rest.every((f) => role(rules, 'thread-entry', f) || role(rules, 'irq-entry', f));
+      rest.some((f) => isThreadEntry(rules, f)) &&
+      rest.every((f) => isThreadEntry(rules, f) || role(rules, 'irq-entry', f));
     return result(
       {
         class: 'none',
@@ -402,6 +457,8 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
           : 'no usable frame after the IRQ boundary',
       },
       boundary,
+      undefined,
+      allThread ? 'thread-only' : 'interrupted',
     );
   }
   const off = kept[chosen]!;
