@@ -4,7 +4,7 @@
 import { parseLogLine, type LogLine } from '../kernel/line-anatomy.js';
 import { classifyStackLine, type StackToken } from '../kernel/stack-line.js';
 import { classifyStack, type StackItem } from './classify.js';
-import { parseDetectionEvidence, recogniseDetection } from './detection.js';
+import { ownStackFrames, parseDetectionEvidence, recogniseDetection } from './detection.js';
 import {
   isForeignHeader,
   isWholePrefix,
@@ -153,7 +153,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
       line: r.line,
       header: r.header,
       offender: d.offender ?? c.offender,
-      frames: c.frames,
+      frames: d.offender ? ownStackFrames(c.frames, d.detection.context) : c.frames,
     };
     if (r.time !== undefined) ev.time = r.time;
     if (r.source !== undefined) ev.source = r.source;

@@ -44,7 +44,9 @@ function isBoundaryEntry(rules: RuleSet, f: Frame): boolean {
 /** Thread machinery of every era: generic kernel-thread start, IRQ threads, softirq threads. */
 function isThreadEntry(rules: RuleSet, f: Frame): boolean {
   return (
-    role(rules, 'thread-entry', f) || role(rules, 'irq-thread', f) || role(rules, 'softirq-thread', f)
+    role(rules, 'thread-entry', f) ||
+    role(rules, 'irq-thread', f) ||
+    role(rules, 'softirq-thread', f)
   );
 }
 
@@ -69,7 +71,7 @@ function sigName(f: Frame): string {
 const HARDIRQ_ENTRY =
   /^(?:common_interrupt|__common_interrupt|asm_common_interrupt|do_IRQ|__do_IRQ|asm_do_IRQ|handle_IRQ|ret_from_intr|apic_timer_interrupt|smp_apic_timer_interrupt|sysvec_\w+|asm_sysvec_\w+|__sysvec_\w+|gic_handle_irq|el1h_64_irq|el1_irq|el1_interrupt|__irq_svc|handle_riscv_irq|do_irq)$/;
 const SOFTIRQ_ENTRY =
-  /^(?:__do_softirq|handle_softirqs|do_softirq|do_softirq_own_stack|invoke_softirq|call_softirq|run_ksoftirqd)$/;
+  /^(?:__do_softirq|handle_softirqs|do_softirq|do_softirq_own_stack|invoke_softirq|call_softirq|run_ksoftirqd|ksoftirqd|run_timersd|do_current_softirqs|do_single_softirq)$/;
 
 // An explanation lists at most this many skipped frames (a real dump has fewer than 60).
 const MAX_EXPLAINED = 64;
@@ -445,7 +447,12 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
     const rest = kept.slice(start);
     const allThread =
       rest.some((f) => isThreadEntry(rules, f)) &&
-      rest.every((f) => isThreadEntry(rules, f) || role(rules, 'irq-entry', f));
+      rest.every(
+        (f) =>
+          isThreadEntry(rules, f) ||
+          role(rules, 'irq-entry', f) ||
+          role(rules, 'softirq-enable', f),
+      );
     return result(
       {
         class: 'none',

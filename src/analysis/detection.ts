@@ -25,11 +25,13 @@ export interface DetectionResult {
 
 // ftrace/trace_pipe: `  irq/33-snd_hda_-159  [000] D..1.  8.572607: xrun: …` (comm up to 16
 // characters, may hold `-` and spaces; an optional `(  tgid)` column; the flags column).
-const FTRACE_TASK_RE = /^\s*(\S.{0,40}?)-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\](?:\s+([\w.]{3,8}))?\s/;
+const FTRACE_TASK_RE =
+  /^\s*(\S.{0,40}?)-(\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\](?:\s+([\w.]{3,8}))?\s/;
 // lib/dump_stack.c 3.x+: `CPU: 0 PID: 159 Comm: irq/33-snd_hda_ Not tainted …` (6.11+ adds
-// `UID: 0`); 2.6.x x86 `Pid: 1234, comm: aplay Not tainted …`. The comm is one word in practice
-// (the kernel prints %.20s; task names with spaces are rare and cut at the first here).
-const DUMP_TASK_RE = /\bCPU: ?\d+ (?:UID: \d+ )?PID: ?(\d+) Comm: (\S+)|\bPid: (\d+), comm: (\S+)/;
+// `UID: 0`); 2.6.x x86 `Pid: 1234, comm: aplay Not tainted …`. A comm may hold spaces (the old
+// -rt IRQ threads were `IRQ 16`): it ends at the taint word, or at the first space without one.
+const DUMP_TASK_RE =
+  /\b(?:CPU: ?\d+ (?:UID: \d+ )?PID: ?(\d+) Comm|Pid: (\d+), comm): (?:(.{1,20}?) +(?:Not tainted|Tainted:)|(\S+))/;
 
 /** The task (and ftrace flags context) an event's header or dump task line names. */
 export function parseDetectionEvidence(header: string, taskLine?: string): DetectionEvidence {
@@ -51,8 +53,8 @@ export function parseDetectionEvidence(header: string, taskLine?: string): Detec
   if (taskLine !== undefined) {
     const m = DUMP_TASK_RE.exec(taskLine);
     if (m) {
-      const pid = m[1] ?? m[3];
-      const comm = m[2] ?? m[4];
+      const pid = m[1] ?? m[2];
+      const comm = m[3] ?? m[4];
       if (pid !== undefined && comm !== undefined) out.task = { comm, pid: Number(pid) };
     }
   }
@@ -119,18 +121,10 @@ function fromFlags(e: DetectionEvidence): DetectionContext {
       if (/^(?:ksoftirqd|ktimers)\/\d+$/.test(comm)) return 'softirq';
       return 'process';
     }
-    default:
+    case undefined:
       return 'unknown';
   }
 }
-
-const CONTEXT_WORDS: Record<DetectionContext, string> = {
-  hardirq: 'a hard interrupt',
-  'irq-thread': 'an IRQ thread',
-  softirq: 'softirq processing',
-  process: 'process context',
-  unknown: 'an unknown context',
-};
 
 function taskText(t: DetectingTask | undefined): string {
   return t ? ` ${t.comm} (pid ${t.pid})` : '';
@@ -195,7 +189,11 @@ export function recogniseDetection(
   return { detection, offender };
 }
 
-/** Words for a detection context in reports (`an IRQ thread`, `process context` …). */
-export function detectionContextWords(c: DetectionContext): string {
-  return CONTEXT_WORDS[c];
+/**
+ * The frame contexts of a detector's own stack: what ran above an IRQ-entry frame there ran in
+ * the thread (softirq processing for a softirq context), not in a hard interrupt.
+ */
+export function ownStackFrames(frames: readonly Frame[], context: DetectionContext): Frame[] {
+  const to = context === 'softirq' ? 'softirq' : 'task';
+  return frames.map((f) => (f.context === 'irq' ? { ...f, context: to } : f));
 }
