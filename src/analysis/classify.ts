@@ -413,10 +413,16 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       boundary,
     );
   }
+  // A thread ran the handler itself (ksoftirqd's handle_softirqs, the -rt handle_IRQ_event under
+  // thread_edge_irq) only when no hard interrupt is in the stack: no interrupted registers and
+  // no hard-IRQ entry frame. Otherwise a hard interrupt came while a thread sat in its own
+  // loop, and that is not the thread's detection. (A </SOFTIRQ> marker is no hard interrupt:
+  // x86 prints it for softirqs run on their own stack from local_bh_enable too.)
+  const ranInThread = regsMode === undefined && !kept.some((f) => HARDIRQ_ENTRY.test(f.function));
   if (
     chosen < 0 &&
     fallback < 0 &&
-    regsMode === undefined &&
+    ranInThread &&
     threadAt >= 0 &&
     lastPrim >= 0 &&
     role(rules, 'softirq-enable', kept[lastPrim]!) &&
@@ -446,6 +452,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   if (chosen < 0) {
     const rest = kept.slice(start);
     const allThread =
+      ranInThread &&
       rest.some((f) => isThreadEntry(rules, f)) &&
       rest.every(
         (f) =>

@@ -443,6 +443,30 @@ test('hard-IRQ dumps keep their offender; the detection says hard IRQ or softirq
   }
 });
 
+test('a hard interrupt over an IRQ thread in its own loop is not the thread detecting', () => {
+  // snd-dummy's HRTIMER softirq run on interrupt exit, the interrupt taken while the IRQ
+  // thread sat in irq_thread: the stack shows a hard-IRQ entry, so the thread is not the
+  // detector (no interrupted code to name either: class none, as before).
+  const text = [
+    '     irq/45-e1000-312     [000] d.s1.   117.219875: xrun: (__snd_pcm_xrun+0x0/0xc0 [snd_pcm])',
+    '     irq/45-e1000-312     [000] d.s1.   117.219880: <stack trace>',
+    ...[
+      ...DUMMY,
+      'handle_softirqs',
+      '__irq_exit_rcu',
+      'sysvec_apic_timer_interrupt',
+      'asm_sysvec_apic_timer_interrupt',
+      'irq_thread',
+      'kthread',
+      'ret_from_fork',
+    ].map((f) => ` => ${f.replace(/\+0x.*$/, '')}`),
+  ].join('\n');
+  const e = analyzeText(text).events[0]!;
+  assert.equal(e.offender.class, 'none');
+  assert.equal(e.detection?.context, 'softirq');
+  assert.deepEqual(e.detection?.task, { comm: 'irq/45-e1000', pid: 312 });
+});
+
 test('an xrun line without a stack: the ftrace flags and the task name tell the context', () => {
   const line = (who: string, flags: string): string =>
     `${who} [000] ${flags}   8.283486: xrun: (__snd_pcm_xrun+0x0/0xc0 [snd_pcm])`;
