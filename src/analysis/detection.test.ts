@@ -381,6 +381,9 @@ for (const s of shapes) {
       assert.deepEqual(r.summary.detectorOnly, [{ context: s.context, count: 1, tasks: [s.comm] }]);
       assert.match(e.offender.reason ?? '', new RegExp(`${s.comm} \\(pid ${s.pid}\\)`));
       assert.match(e.offender.reason ?? '', /own/);
+      // …and how to get the real answer.
+      assert.match(e.offender.reason ?? '', /--recorder on/);
+      if (s.context !== 'process') assert.match(e.offender.reason ?? '', /without threadirqs/);
       // Every frame of the stack is explained as the detector's, none chosen, and none of it
       // is said to have run in a hard interrupt.
       assert.equal(e.offender.explanation?.chosen, null);
@@ -388,6 +391,32 @@ for (const s of shapes) {
     });
   }
 }
+
+test('ARM unwinder form (`(callee) from (caller)`): a 4.x -rt forced IRQ thread', () => {
+  const lines = [
+    'bcm2835_audio bcm2835_audio: XRUN: pcmC0D0p:0',
+    'CPU: 0 PID: 87 Comm: irq/86-3f00b840 Not tainted 4.19.71-rt24-v7+ #1',
+    'Hardware name: BCM2835',
+    '[<80110e4c>] (unwind_backtrace) from [<8010b6c4>] (show_stack+0x10/0x14)',
+    '[<8010b6c4>] (show_stack) from [<80850b58>] (dump_stack+0x98/0xac)',
+    '[<80850b58>] (dump_stack) from [<7f0a39c4>] (__snd_pcm_xrun+0xa0/0x114 [snd_pcm])',
+    '[<7f0a39c4>] (__snd_pcm_xrun [snd_pcm]) from [<7f0a3b10>] (snd_pcm_update_hw_ptr0+0x3c8/0x4a8 [snd_pcm])',
+    '[<7f0a3b10>] (snd_pcm_update_hw_ptr0 [snd_pcm]) from [<7f0a3c2c>] (snd_pcm_period_elapsed+0x74/0xa4 [snd_pcm])',
+    '[<7f0a3c2c>] (snd_pcm_period_elapsed [snd_pcm]) from [<7f0c1234>] (bcm2835_playback_fifo+0x50/0x80 [snd_bcm2835])',
+    '[<7f0c1234>] (bcm2835_playback_fifo [snd_bcm2835]) from [<8016da14>] (irq_forced_thread_fn+0x84/0x98)',
+    '[<8016da14>] (irq_forced_thread_fn) from [<8016dd4c>] (irq_thread+0x120/0x1f0)',
+    '[<8016dd4c>] (irq_thread) from [<8013e5a4>] (kthread+0x170/0x174)',
+    '[<8013e5a4>] (kthread) from [<801010e8>] (ret_from_fork+0x14/0x2c)',
+  ];
+  const e = analyzeText(lines.join('\n')).events[0]!;
+  assert.equal(e.offender.class, 'detector-only');
+  assert.deepEqual(e.detection, {
+    context: 'irq-thread',
+    via: 'irq_forced_thread_fn',
+    evidence: 'stack',
+    task: { comm: 'irq/86-3f00b840', pid: 87 },
+  });
+});
 
 test('hard-IRQ dumps keep their offender; the detection says hard IRQ or softirq on exit', () => {
   // The period interrupt over ext4 code (class kernel), and snd-dummy's HRTIMER softirq run

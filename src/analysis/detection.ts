@@ -139,11 +139,9 @@ function detectorOnlyReason(d: Detection): string {
       : d.context === 'softirq'
         ? `detected in softirq processing in${d.task ? taskText(d.task) : ' a kernel thread'}${where}`
         : `detected in process context by${d.task ? taskText(d.task) : ' a task'}${where}`;
-  const own =
-    d.context === 'process'
-      ? "the stack is the task's own call, nothing was interrupted"
-      : "the stack is the thread's own, nothing was interrupted";
-  return `${who}: ${own}; what delayed it is not in the stack (--recorder on shows it)`;
+  if (d.context === 'process')
+    return `${who}: the stack is the task's own call, nothing was interrupted; what delayed the task is not in it: run with --recorder on (docs/recorder.md)`;
+  return `${who}: the stack is the thread's own, nothing was interrupted; what kept the thread from running is not in it: run with --recorder on (docs/recorder.md), or boot without threadirqs (not on PREEMPT_RT) to see the interrupted code`;
 }
 
 /**
