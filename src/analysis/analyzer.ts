@@ -69,12 +69,8 @@ interface OpenRecord {
   fragmentLines: number;
   /** The dump's `CPU: N PID: N Comm: …` line (the task that printed it). */
   taskLine?: string;
-  /** ftrace: `comm-pid [cpu]` of the xrun line, whose `<stack trace>` may come a few lines later. */
-  ftraceWho?: string | null;
-  /** ftrace: the stack has not started yet (other events of the CPU may come first). */
+  /** ftrace: the `<stack trace>` of this xrun line has not started yet (other events first). */
   awaitingStack?: boolean;
-  /** ftrace: the `=>` lines now being read belong to another event's `<stack trace>`. */
-  foreignStack?: boolean;
 }
 
 interface Previous {
@@ -138,6 +134,9 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
   let lineNo = 0;
   let totalLines = 0;
   let afterKmsg = false;
+  // ftrace records (one per `comm-pid [cpu]`) and the one whose `=>` lines are being read.
+  const ftraceOpen = new Set<string>();
+  let stackKey: string | null = null;
   let droppedFrames = 0;
   let longLines = 0;
 
@@ -145,6 +144,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     const r = open.get(key);
     if (!r) return;
     open.delete(key);
+    ftraceOpen.delete(key);
     const c = classifyStack(r.items, rules, r.ftrace);
     const d = recogniseDetection(c, rules, parseDetectionEvidence(r.header, r.taskLine));
     const ev: XrunEvent = {
@@ -388,44 +388,46 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
         ? parseFtraceLine(body)
         : null;
     if (ft) {
-      // trace_pipe lines carry their time in the ftrace column, not in a printk prefix.
-      const fr = open.get('ftrace');
+      // One record per `comm-pid [cpu]`: the stack of an xrun line is the `<stack trace>` its
+      // own task and CPU record, and under load an interrupt's events on that CPU, another
+      // CPU's events (or another CPU's xrun) can come in between.
+      const k = `ftrace\u0000${ft.who ?? ''}`;
+      // Any ftrace line ends the `=>` lines before it: records whose stack was read are done.
+      stackKey = null;
+      for (const fk of [...ftraceOpen]) {
+        const r = open.get(fk);
+        if (!r?.awaitingStack || lineNo - r.line >= FTRACE_STACK_WAIT) close(fk);
+      }
       if (ft.kind === 'xrun') {
+        // trace_pipe lines carry their time in the ftrace column, not in a printk prefix.
         openRecord(
-          'ftrace',
+          k,
           { kind: 'xrun', pcm: ft.pcm, incomplete: false, entry: 'ftrace-xrun', prefix: '' },
           { ...ll, time: ll.time ?? ft.time },
           body,
           lineNo,
           true,
         );
-        const r = open.get('ftrace');
+        const r = open.get(k);
         if (r) {
-          r.ftraceWho = ft.who;
           r.awaitingStack = true;
+          ftraceOpen.add(k);
         }
       } else if (ft.kind === 'stack-start') {
-        // The stack of the xrun line is the one its own task and CPU record; under load an
-        // interrupt's events on that CPU (or another CPU's) can come in between.
-        if (fr?.awaitingStack) {
-          const mine = ft.who === null || fr.ftraceWho == null || ft.who === fr.ftraceWho;
-          fr.foreignStack = !mine;
-          if (mine) fr.awaitingStack = false;
-        }
-      } else if (fr) {
-        if (fr.awaitingStack && fr.frames === 0 && lineNo - fr.line < FTRACE_STACK_WAIT)
-          fr.foreignStack = false;
-        else close('ftrace');
+        const r = open.get(k);
+        // A stack of another event (a stacktrace trigger elsewhere) belongs to no record.
+        stackKey = r?.awaitingStack ? k : null;
+        if (r) r.awaitingStack = false;
       }
       return;
     }
     if (headerStep(body, ll, key, bare)) return;
     const trimmed = body.trimStart();
     const ftraceFrame = trimmed.startsWith('=>');
-    const rkey = ftraceFrame ? 'ftrace' : key;
+    const rkey = ftraceFrame ? stackKey : key;
+    if (rkey === null) return;
     const r = open.get(rkey);
     if (!r) return;
-    if (ftraceFrame && r.foreignStack) return;
     if (isForeignHeader(body)) {
       close(rkey);
       return;

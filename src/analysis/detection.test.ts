@@ -539,6 +539,20 @@ test("an xrun line waits for its own <stack trace>; another task's stack is not 
   assert.ok(!e.frames.some((f) => f.function === 'worker_thread'), 'foreign stack left out');
 });
 
+test('two xrun lines of two CPUs before their stacks: each gets its own', () => {
+  const irqThread = ftraceForm(shapes[0]!).split('\n');
+  const server = ftraceForm(shapes[5]!)
+    .split('\n')
+    .map((l) => l.replace('[000]', '[001]'));
+  const text = [irqThread[0]!, server[0]!, ...server.slice(1), ...irqThread.slice(1)].join('\n');
+  const r = analyzeText(text);
+  assert.equal(r.events.length, 2);
+  const by = new Map(r.events.map((e) => [e.detection?.task?.comm, e]));
+  assert.equal(by.get('irq/33-snd_hda_')?.detection?.via, 'irq_forced_thread_fn');
+  assert.equal(by.get('pipewire')?.detection?.via, 'snd_pcm_delay');
+  assert.ok(!by.get('pipewire')!.frames.some((f) => f.function === 'azx_interrupt'));
+});
+
 test('the task evidence of every era: ftrace comm-pid, dump_stack task lines', () => {
   assert.deepEqual(
     parseDetectionEvidence(
