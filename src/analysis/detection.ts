@@ -100,11 +100,14 @@ function ownStackContext(
   return null;
 }
 
-/** For a stack with an interrupted context: hard IRQ, or a softirq run on interrupt exit. */
+/**
+ * For a stack with an interrupted context: where the detector's own frame ran — a softirq run
+ * on interrupt exit, else the hard interrupt (also one nested in softirq processing).
+ */
 function interruptContext(frames: readonly Frame[]): { context: DetectionContext; via?: string } {
   const above = frames.filter((f) => f.context === 'irq' || f.context === 'softirq');
   const entry = above[above.length - 1];
-  const context = frames.some((f) => f.context === 'softirq') ? 'softirq' : 'hardirq';
+  const context = frames[0]?.context === 'softirq' ? 'softirq' : 'hardirq';
   return entry ? { context, via: entry.function } : { context };
 }
 
