@@ -640,6 +640,29 @@ for (const [file, n, by] of real) {
   });
 }
 
+test("a real session's kernel.log under threadirqs: IRQ thread, own ioctl, HDA's deferred work", () => {
+  const r = analyzeText(
+    readFileSync(LOGS + 'lab-debian-6.1-threadirqs-hda-session-kprobe.txt', 'utf8'),
+  );
+  assert.deepEqual(
+    r.events.map((e) => [e.offender.class, e.detection?.context, e.detection?.via]),
+    [
+      ['detector-only', 'irq-thread', 'irq_forced_thread_fn'],
+      ['detector-only', 'irq-thread', 'irq_forced_thread_fn'],
+      ['detector-only', 'process', '__snd_pcm_lib_xfer'],
+      ['detector-only', 'irq-thread', 'irq_forced_thread_fn'],
+      ['detector-only', 'process', '__snd_pcm_lib_xfer'],
+      ['detector-only', 'process', '__snd_pcm_lib_xfer'],
+      // azx_irq_pending_work: HDA's period work queued when the position was not ready yet.
+      ['detector-only', 'process', 'process_one_work'],
+      ['detector-only', 'process', 'process_one_work'],
+      // The run stopped before this one's stack: no stack, context from the flags column.
+      ['none', 'process', undefined],
+    ],
+  );
+  assert.deepEqual(r.offenders, []);
+});
+
 test('the 2.6.16-rt11 LKML dump: hw-pointer warning and XRUN both detected in the IRQ thread', () => {
   const r = analyzeText(
     readFileSync(LOGS + '042-i386-2.6.16-rt11-intel8x0-xrun-in-irq-thread-do_irqd.txt', 'utf8'),
