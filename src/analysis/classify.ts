@@ -416,27 +416,27 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   // A thread ran the handler itself (ksoftirqd's handle_softirqs, the -rt handle_IRQ_event under
   // thread_edge_irq) only when no hard interrupt is in the stack: no interrupted registers and
   // no hard-IRQ entry frame. Otherwise a hard interrupt came while a thread sat in its own
-  // loop, and that is not the thread's detection. (A </SOFTIRQ> marker is no hard interrupt:
-  // x86 prints it for softirqs run on their own stack from local_bh_enable too.)
-  const ranInThread = regsMode === undefined && !kept.some((f) => HARDIRQ_ENTRY.test(f.function));
-  if (
-    chosen < 0 &&
-    fallback < 0 &&
-    ranInThread &&
-    threadAt >= 0 &&
-    lastPrim >= 0 &&
-    role(rules, 'softirq-enable', kept[lastPrim]!) &&
-    (role(rules, 'irq-thread', kept[threadAt]!) || role(rules, 'softirq-thread', kept[threadAt]!))
-  ) {
-    // Softirqs run where an IRQ or softirq thread re-enabled bottom halves (irq_forced_thread_fn's
-    // local_bh_enable): the thread's own machinery, nothing interrupted, no offender.
+  // loop, and that is not the thread's detection. (A `? asm_sysvec_…` word is stale stack
+  // content, seen in ksoftirqd dumps of the lab; a </SOFTIRQ> marker is no hard interrupt
+  // either: x86 prints it for softirqs run on their own stack from local_bh_enable too.)
+  const ranInThread =
+    regsMode === undefined && !kept.some((f) => f.reliable && HARDIRQ_ENTRY.test(f.function));
+  if (chosen < 0 && ranInThread && threadAt >= 0) {
+    // The thread's own machinery up to its loop, nothing interrupted: `?` words on the way are
+    // stale stack contents and a primitive there is no point where interrupts came back on
+    // (softirqs run where an IRQ or softirq thread re-enabled bottom halves, as in
+    // irq_forced_thread_fn's local_bh_enable). No offender.
+    const prim = lastPrim >= 0 ? kept[lastPrim]! : undefined;
     return result(
       {
         class: 'none',
         function: null,
         module: null,
         signature: 'none',
-        reason: `softirqs ran at ${kept[lastPrim]!.function} of a kernel thread, nothing interrupted`,
+        reason:
+          prim && role(rules, 'softirq-enable', prim)
+            ? `softirqs ran at ${prim.function} of a kernel thread, nothing interrupted`
+            : 'period handled in a kernel thread, nothing interrupted',
       },
       boundary,
       undefined,
@@ -450,29 +450,15 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
     if (firstAddr >= 0) chosen = start + firstAddr;
   }
   if (chosen < 0) {
-    const rest = kept.slice(start);
-    const allThread =
-      ranInThread &&
-      rest.some((f) => isThreadEntry(rules, f)) &&
-      rest.every(
-        (f) =>
-          isThreadEntry(rules, f) ||
-          role(rules, 'irq-entry', f) ||
-          role(rules, 'softirq-enable', f),
-      );
     return result(
       {
         class: 'none',
         function: null,
         module: null,
         signature: 'none',
-        reason: allThread
-          ? 'period handled in a kernel thread, nothing interrupted'
-          : 'no usable frame after the IRQ boundary',
+        reason: 'no usable frame after the IRQ boundary',
       },
       boundary,
-      undefined,
-      allThread ? 'thread-only' : 'interrupted',
     );
   }
   const off = kept[chosen]!;

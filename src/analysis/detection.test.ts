@@ -663,6 +663,23 @@ test("a real session's kernel.log under threadirqs: IRQ thread, own ioctl, HDA's
   assert.deepEqual(r.offenders, []);
 });
 
+test('real xrun_debug dumps (kmsg) under threadirqs: ksoftirqd and the write ioctl, stale `?` words', () => {
+  const r = analyzeText(
+    readFileSync(LOGS + 'lab-6.1-x86_64-threadirqs-dummy-xrun_debug-kmsg.txt', 'utf8'),
+  );
+  assert.deepEqual(
+    r.events.map((e) => [e.kind, e.offender.class, e.detection?.context, e.detection?.task?.comm]),
+    [
+      ['hw_ptr_error', 'detector-only', 'softirq', 'ksoftirqd/1'],
+      ['xrun', 'detector-only', 'softirq', 'ksoftirqd/1'],
+      ['xrun', 'detector-only', 'process', 'node'],
+      // `? asm_sysvec_apic_timer_interrupt` is a stale word, not a hard interrupt.
+      ['xrun', 'detector-only', 'softirq', 'ksoftirqd/1'],
+      ['xrun', 'detector-only', 'process', 'node'],
+    ],
+  );
+});
+
 test('the 2.6.16-rt11 LKML dump: hw-pointer warning and XRUN both detected in the IRQ thread', () => {
   const r = analyzeText(
     readFileSync(LOGS + '042-i386-2.6.16-rt11-intel8x0-xrun-in-irq-thread-do_irqd.txt', 'utf8'),
