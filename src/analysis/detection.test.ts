@@ -680,6 +680,23 @@ test('real xrun_debug dumps (kmsg) under threadirqs: ksoftirqd and the write ioc
   );
 });
 
+test('real xrun_debug dumps (kmsg) of an HDA IRQ thread, the write ioctl and HDA deferred work', () => {
+  const r = analyzeText(
+    readFileSync(LOGS + 'lab-6.1-x86_64-threadirqs-hda-xrun_debug-kmsg.txt', 'utf8'),
+  );
+  assert.deepEqual(
+    r.events.map((e) => [e.kind, e.offender.class, e.detection?.context, e.detection?.task?.comm]),
+    [
+      ['hw_ptr_error', 'detector-only', 'irq-thread', 'irq/29-snd_hda_'],
+      ['xrun', 'detector-only', 'irq-thread', 'irq/29-snd_hda_'],
+      ['xrun', 'detector-only', 'process', 'node'],
+      ['xrun', 'detector-only', 'process', 'kworker/0:2'],
+      ['xrun', 'detector-only', 'irq-thread', 'irq/29-snd_hda_'],
+    ],
+  );
+  assert.deepEqual(r.offenders, []);
+});
+
 test('the 2.6.16-rt11 LKML dump: hw-pointer warning and XRUN both detected in the IRQ thread', () => {
   const r = analyzeText(
     readFileSync(LOGS + '042-i386-2.6.16-rt11-intel8x0-xrun-in-irq-thread-do_irqd.txt', 'utf8'),
