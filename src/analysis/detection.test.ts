@@ -539,6 +539,17 @@ test("an xrun line waits for its own <stack trace>; another task's stack is not 
   assert.ok(!e.frames.some((f) => f.function === 'worker_thread'), 'foreign stack left out');
 });
 
+test('an xrun line waits at most 64 lines: a later stack of the same task is not its own', () => {
+  const [xrun, start, ...frames] = ftraceForm(shapes[0]!).split('\n');
+  const other =
+    ' irq/33-snd_hda_-159     [000] D..h413     8.284215: irq_handler_entry: irq=33 name=snd_hda_intel:card0';
+  const r = analyzeText([xrun!, ...Array<string>(70).fill(other), start!, ...frames].join('\n'));
+  assert.equal(r.events.length, 1);
+  assert.deepEqual(r.events[0]!.frames, []);
+  assert.equal(r.events[0]!.offender.reason, 'no stack printed');
+  assert.equal(r.events[0]!.detection?.context, 'irq-thread', 'from the flags and the task name');
+});
+
 test('two xrun lines of two CPUs before their stacks: each gets its own', () => {
   const irqThread = ftraceForm(shapes[0]!).split('\n');
   const server = ftraceForm(shapes[5]!)
