@@ -249,7 +249,7 @@ test('i386 2.6.2x: a run of printer frames does not split the dump', () => {
   assert.ok(!r.events[0]!.frames.some((f) => f.function === 'show_trace'), 'printers dropped');
 });
 
-test('ARM32 XRUN injected through /proc: process context, named', () => {
+test('ARM32 XRUN injected through /proc: process context, detector-only, the task named', () => {
   const lines = [
     'asoc-simple-card rk809-sound: XRUN: pcmC0D0p:0',
     'CPU: 2 PID: 411 Comm: sh Not tainted 5.10.160 #1',
@@ -265,8 +265,15 @@ test('ARM32 XRUN injected through /proc: process context, named', () => {
     '[<b010a9e4>] (do_work_pending) from [<b0100088>] (slow_work_pending+0xc/0x20)',
   ];
   const r = analyzeText(lines.join('\n'));
-  assert.equal(r.events[0]!.offender.class, 'none');
-  assert.equal(r.events[0]!.offender.function, 'snd_info_text_entry_release');
+  // The injector's own write/close: its stack is the detector's, never an offender.
+  assert.equal(r.events[0]!.offender.class, 'detector-only');
+  assert.equal(r.events[0]!.offender.function, null);
+  assert.deepEqual(r.events[0]!.detection, {
+    context: 'process',
+    via: 'snd_info_text_entry_release',
+    evidence: 'stack',
+    task: { comm: 'sh', pid: 411 },
+  });
   // Each function appears once although ARM prints it as callee and caller.
   assert.equal(r.events[0]!.frames.filter((f) => f.function === '__fput').length, 1);
 });

@@ -4,6 +4,7 @@
 import { parseLogLine, type LogLine } from '../kernel/line-anatomy.js';
 import { classifyStackLine, type StackToken } from '../kernel/stack-line.js';
 import { classifyStack, type StackItem } from './classify.js';
+import { ownStackFrames, parseDetectionEvidence, recogniseDetection } from './detection.js';
 import {
   isForeignHeader,
   isWholePrefix,
@@ -66,6 +67,10 @@ interface OpenRecord {
   /** A line that is not a stack line on its own: perhaps the first part of a wrapped frame. */
   fragment: string | null;
   fragmentLines: number;
+  /** The dump's `CPU: N PID: N Comm: …` line (the task that printed it). */
+  taskLine?: string;
+  /** ftrace: the `<stack trace>` of this xrun line has not started yet (other events first). */
+  awaitingStack?: boolean;
 }
 
 interface Previous {
@@ -99,6 +104,9 @@ const SOURCE_TAIL_RE =
 
 // No real dump has more frames than this (kernel stack depth); deeper input is garbage.
 const DEFAULT_MAX_FRAMES = 512;
+// An ftrace xrun line waits this many lines for its own `<stack trace>` (a TCG guest at load
+// 10 recorded up to 20 lines of the same CPU's interrupt and other CPUs' events in between).
+const FTRACE_STACK_WAIT = 64;
 // A record with no contribution for this many lines is over (CPUs interleave, but one dump is contiguous-ish).
 const STALE_LINES = 400;
 // Caps open records (one per caller id): a log cannot have more concurrent dumps than CPUs+tasks printing.
@@ -126,6 +134,9 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
   let lineNo = 0;
   let totalLines = 0;
   let afterKmsg = false;
+  // ftrace records (one per `comm-pid [cpu]`) and the one whose `=>` lines are being read.
+  const ftraceOpen = new Set<string>();
+  let stackKey: string | null = null;
   let droppedFrames = 0;
   let longLines = 0;
 
@@ -133,18 +144,21 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     const r = open.get(key);
     if (!r) return;
     open.delete(key);
+    ftraceOpen.delete(key);
     const c = classifyStack(r.items, rules, r.ftrace);
+    const d = recogniseDetection(c, rules, parseDetectionEvidence(r.header, r.taskLine));
     const ev: XrunEvent = {
       kind: r.kind,
       pcm: r.pcm,
       line: r.line,
       header: r.header,
-      offender: c.offender,
-      frames: c.frames,
+      offender: d.offender ?? c.offender,
+      frames: d.offender ? ownStackFrames(c.frames, d.detection.context) : c.frames,
     };
     if (r.time !== undefined) ev.time = r.time;
     if (r.source !== undefined) ev.source = r.source;
-    if (c.offenderIndex !== undefined) ev.offenderIndex = c.offenderIndex;
+    if (c.offenderIndex !== undefined && !d.offender) ev.offenderIndex = c.offenderIndex;
+    ev.detection = d.detection;
     if (events.length >= maxWithFrames) {
       ev.frames = [];
       delete ev.offenderIndex;
@@ -374,23 +388,44 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
         ? parseFtraceLine(body)
         : null;
     if (ft) {
-      // trace_pipe lines carry their time in the ftrace column, not in a printk prefix.
-      if (ft.kind === 'xrun')
+      // One record per `comm-pid [cpu]`: the stack of an xrun line is the `<stack trace>` its
+      // own task and CPU record, and under load an interrupt's events on that CPU, another
+      // CPU's events (or another CPU's xrun) can come in between.
+      const k = `ftrace\u0000${ft.who ?? ''}`;
+      // Any ftrace line ends the `=>` lines before it: records whose stack was read are done.
+      stackKey = null;
+      for (const fk of [...ftraceOpen]) {
+        const r = open.get(fk);
+        if (!r?.awaitingStack || lineNo - r.line >= FTRACE_STACK_WAIT) close(fk);
+      }
+      if (ft.kind === 'xrun') {
+        // trace_pipe lines carry their time in the ftrace column, not in a printk prefix.
         openRecord(
-          'ftrace',
+          k,
           { kind: 'xrun', pcm: ft.pcm, incomplete: false, entry: 'ftrace-xrun', prefix: '' },
           { ...ll, time: ll.time ?? ft.time },
           body,
           lineNo,
           true,
         );
-      else if (ft.kind === 'other') close('ftrace');
+        const r = open.get(k);
+        if (r) {
+          r.awaitingStack = true;
+          ftraceOpen.add(k);
+        }
+      } else if (ft.kind === 'stack-start') {
+        const r = open.get(k);
+        // A stack of another event (a stacktrace trigger elsewhere) belongs to no record.
+        stackKey = r?.awaitingStack ? k : null;
+        if (r) r.awaitingStack = false;
+      }
       return;
     }
     if (headerStep(body, ll, key, bare)) return;
     const trimmed = body.trimStart();
     const ftraceFrame = trimmed.startsWith('=>');
-    const rkey = ftraceFrame ? 'ftrace' : key;
+    const rkey = ftraceFrame ? stackKey : key;
+    if (rkey === null) return;
     const r = open.get(rkey);
     if (!r) return;
     if (isForeignHeader(body)) {
@@ -450,6 +485,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
             return;
           }
           r.sawCpuLine = true;
+          r.taskLine = trimmed;
         }
         r.inModules = trimmed.startsWith('Modules linked in:');
         r.lastActivity = lineNo;

@@ -12,10 +12,18 @@ export type StackItem =
   | { type: 'marker'; marker: Marker }
   | { type: 'regs'; mode: 'kernel' | 'user'; frame?: Frame };
 
+/**
+ * What the stack shows around the IRQ boundary: an interrupted context after it; a boundary
+ * followed only by thread machinery (an IRQ or softirq thread ran the handler); no boundary at
+ * all (process context or a thread); or no stack.
+ */
+export type StackShape = 'interrupted' | 'thread-only' | 'no-boundary' | 'empty';
+
 export interface Classification {
   offender: Offender;
   frames: Frame[];
   offenderIndex?: number;
+  shape: StackShape;
 }
 
 function role(rules: RuleSet, name: RuleListName, f: Frame): boolean {
@@ -31,6 +39,15 @@ function role(rules: RuleSet, name: RuleListName, f: Frame): boolean {
  */
 function isBoundaryEntry(rules: RuleSet, f: Frame): boolean {
   return f.reliable && role(rules, 'irq-entry', f);
+}
+
+/** Thread machinery of every era: generic kernel-thread start, IRQ threads, softirq threads. */
+function isThreadEntry(rules: RuleSet, f: Frame): boolean {
+  return (
+    role(rules, 'thread-entry', f) ||
+    role(rules, 'irq-thread', f) ||
+    role(rules, 'softirq-thread', f)
+  );
 }
 
 function isStrip(rules: RuleSet, f: Frame): boolean {
@@ -54,7 +71,7 @@ function sigName(f: Frame): string {
 const HARDIRQ_ENTRY =
   /^(?:common_interrupt|__common_interrupt|asm_common_interrupt|do_IRQ|__do_IRQ|asm_do_IRQ|handle_IRQ|ret_from_intr|apic_timer_interrupt|smp_apic_timer_interrupt|sysvec_\w+|asm_sysvec_\w+|__sysvec_\w+|gic_handle_irq|el1h_64_irq|el1_irq|el1_interrupt|__irq_svc|handle_riscv_irq|do_irq)$/;
 const SOFTIRQ_ENTRY =
-  /^(?:__do_softirq|handle_softirqs|do_softirq|do_softirq_own_stack|invoke_softirq|call_softirq|run_ksoftirqd)$/;
+  /^(?:__do_softirq|handle_softirqs|do_softirq|do_softirq_own_stack|invoke_softirq|call_softirq|run_ksoftirqd|ksoftirqd|run_timersd|do_current_softirqs|do_single_softirq)$/;
 
 // An explanation lists at most this many skipped frames (a real dump has fewer than 60).
 const MAX_EXPLAINED = 64;
@@ -65,8 +82,11 @@ function roleName(rules: RuleSet, f: Frame): string {
   if (role(rules, 'alsa-core', f)) return 'detector (ALSA core)';
   if (role(rules, 'audio-driver', f)) return 'reporter (audio driver)';
   if (role(rules, 'softirq-enable', f)) return 'softirq/tasklet re-enable point';
+  if (role(rules, 'irq-thread', f)) return "IRQ thread (the detector's own)";
+  if (role(rules, 'softirq-thread', f)) return "softirq thread (the detector's own)";
   if (role(rules, 'irq-entry', f)) return 'IRQ entry/exit';
   if (role(rules, 'thread-entry', f)) return 'thread entry';
+  if (role(rules, 'syscall-entry', f)) return 'system-call entry';
   if (role(rules, 'idle', f)) return 'idle loop';
   if (role(rules, 'primitives', f)) return 'primitive (irq-enable/unlock/preempt/delay)';
   if (role(rules, 'process-context', f)) return 'process-context detector';
@@ -216,7 +236,12 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   if (regsAt === frames.length) newRegsAt = kept.length;
   if (markerBoundary === frames.length) newMarkerBoundary = kept.length;
 
-  const result = (offender: Offender, boundary: number, offenderIndex?: number): Classification => {
+  const result = (
+    offender: Offender,
+    boundary: number,
+    offenderIndex?: number,
+    shape: StackShape = 'interrupted',
+  ): Classification => {
     // Contexts: marked ones stay; unmarked frames before the boundary ran in IRQ context.
     // Softirq: frames printed above the outermost softirq entry, up to a hard-IRQ entry
     // (a hard interrupt nested in softirq processing runs in IRQ context again).
@@ -239,7 +264,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       regsAt: newRegsAt,
       markerAt: newMarkerBoundary,
     });
-    const out: Classification = { offender, frames: kept };
+    const out: Classification = { offender, frames: kept, shape };
     if (offenderIndex !== undefined) out.offenderIndex = offenderIndex;
     return out;
   };
@@ -254,6 +279,8 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
         reason: 'no stack printed',
       },
       0,
+      undefined,
+      'empty',
     );
   }
 
@@ -315,7 +342,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   if (start < 0) {
     // No IRQ boundary at all: detected in process context (write/ioctl/injection, workqueue).
     const pc = kept.find((f) => role(rules, 'process-context', f));
-    const th = kept.find((f) => role(rules, 'thread-entry', f));
+    const th = kept.find((f) => isThreadEntry(rules, f));
     const fn = pc ?? th;
     return result(
       {
@@ -330,6 +357,8 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
             : 'no interrupt boundary in the stack',
       },
       0,
+      undefined,
+      'no-boundary',
     );
   }
 
@@ -338,6 +367,7 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
   let fallback = -1;
   let chosen = -1;
   let lastPrim = -1;
+  let threadAt = -1;
   for (let i = start; i < kept.length; i++) {
     const f = kept[i]!;
     if (f.inline && i + 1 < kept.length) continue;
@@ -348,8 +378,11 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       lastPrim = i;
       continue;
     }
-    if (role(rules, 'irq-entry', f) || role(rules, 'thread-entry', f)) {
-      if (role(rules, 'thread-entry', f)) break;
+    if (role(rules, 'irq-entry', f) || isThreadEntry(rules, f)) {
+      if (isThreadEntry(rules, f)) {
+        threadAt = i;
+        break;
+      }
       continue;
     }
     if (role(rules, 'primitives', f)) {
@@ -380,6 +413,36 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
       boundary,
     );
   }
+  // A thread ran the handler itself (ksoftirqd's handle_softirqs, the -rt handle_IRQ_event under
+  // thread_edge_irq) only when no hard interrupt is in the stack: no interrupted registers and
+  // no hard-IRQ entry frame. Otherwise a hard interrupt came while a thread sat in its own
+  // loop, and that is not the thread's detection. (A `? asm_sysvec_…` word is stale stack
+  // content, seen in ksoftirqd dumps of the lab; a </SOFTIRQ> marker is no hard interrupt
+  // either: x86 prints it for softirqs run on their own stack from local_bh_enable too.)
+  const ranInThread =
+    regsMode === undefined && !kept.some((f) => f.reliable && HARDIRQ_ENTRY.test(f.function));
+  if (chosen < 0 && ranInThread && threadAt >= 0) {
+    // The thread's own machinery up to its loop, nothing interrupted: `?` words on the way are
+    // stale stack contents and a primitive there is no point where interrupts came back on
+    // (softirqs run where an IRQ or softirq thread re-enabled bottom halves, as in
+    // irq_forced_thread_fn's local_bh_enable). No offender.
+    const prim = lastPrim >= 0 ? kept[lastPrim]! : undefined;
+    return result(
+      {
+        class: 'none',
+        function: null,
+        module: null,
+        signature: 'none',
+        reason:
+          prim && role(rules, 'softirq-enable', prim)
+            ? `softirqs ran at ${prim.function} of a kernel thread, nothing interrupted`
+            : 'period handled in a kernel thread, nothing interrupted',
+      },
+      boundary,
+      undefined,
+      'thread-only',
+    );
+  }
   if (chosen < 0) chosen = fallback >= 0 ? fallback : lastPrim;
   if (chosen < 0) {
     // Only unsymbolized addresses (no kallsyms): rank by the first address.
@@ -387,19 +450,13 @@ export function classifyStack(items: StackItem[], rules: RuleSet, ftrace = false
     if (firstAddr >= 0) chosen = start + firstAddr;
   }
   if (chosen < 0) {
-    const rest = kept.slice(start);
-    const allThread =
-      rest.some((f) => role(rules, 'thread-entry', f)) &&
-      rest.every((f) => role(rules, 'thread-entry', f) || role(rules, 'irq-entry', f));
     return result(
       {
         class: 'none',
         function: null,
         module: null,
         signature: 'none',
-        reason: allThread
-          ? 'period handled in a kernel thread, nothing interrupted'
-          : 'no usable frame after the IRQ boundary',
+        reason: 'no usable frame after the IRQ boundary',
       },
       boundary,
     );

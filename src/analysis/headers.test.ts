@@ -119,27 +119,28 @@ test('ftrace lines', () => {
       kind: 'xrun',
       pcm: null,
       time: 92.385517,
+      who: 'insmod-297 [000]',
     },
   );
   assert.deepEqual(
     parseFtraceLine(
       '            node-301     [001] d.h2.   215.000100: xrun: (snd_pcm_stop+0x0/0x30) state=4',
     ),
-    { kind: 'xrun', pcm: null, time: 215.0001 },
+    { kind: 'xrun', pcm: null, time: 215.0001, who: 'node-301 [001]' },
     'the snd_pcm_stop fallback probe at an XRUN',
   );
   assert.deepEqual(
     parseFtraceLine(
       '           <idle>-0       [001] d.h2.   120.500001: xrun: (__snd_pcm_xrun+0x0/0xc0) card=0 dev=0 sub=0 stream=0 cardid="Dummy"',
     ),
-    { kind: 'xrun', pcm: 'pcmC0D0p/sub0', time: 120.500001 },
+    { kind: 'xrun', pcm: 'pcmC0D0p/sub0', time: 120.500001, who: '<idle>-0 [001]' },
     'fetch args name the stream',
   );
   assert.deepEqual(
     parseFtraceLine(
       '            node-301     [001] .....   215.000100: xrun: (snd_pcm_stop+0x0/0x30) state=1',
     ),
-    { kind: 'other' },
+    { kind: 'other', who: 'node-301 [001]' },
     'snd_pcm_stop to another state is not an xrun',
   );
   assert.deepEqual(
@@ -150,11 +151,12 @@ test('ftrace lines', () => {
       kind: 'xrun',
       pcm: 'pcmC0D0p/sub0',
       time: 4012.834761,
+      who: 'aplay-26187 [004]',
     },
   );
   assert.deepEqual(
     parseFtraceLine('          insmod-297     [000] d.s1.    92.385520: <stack trace>'),
-    { kind: 'stack-start' },
+    { kind: 'stack-start', who: 'insmod-297 [000]' },
   );
   assert.deepEqual(
     parseFtraceLine(
@@ -162,6 +164,7 @@ test('ftrace lines', () => {
     ),
     {
       kind: 'other',
+      who: null,
     },
   );
   assert.equal(parseFtraceLine('XRUN: pcmC0D0p'), null);
@@ -172,16 +175,16 @@ test('kprobe variants: any entry offset, return probes', () => {
     parseFtraceLine(
       '  aplay-512 [001] d.h1. 93.001277: p_xrun_0: (__snd_pcm_xrun+0x4/0xc0 [snd_pcm])',
     ),
-    { kind: 'xrun', pcm: null, time: 93.001277 },
+    { kind: 'xrun', pcm: null, time: 93.001277, who: 'aplay-512 [001]' },
   );
   assert.deepEqual(
     parseFtraceLine(
       '  aplay-512 [001] d.h1. 93.001277: r_xrun: (snd_pcm_update_state+0x10e/0x120 <- __snd_pcm_xrun)',
     ),
-    { kind: 'xrun', pcm: null, time: 93.001277 },
+    { kind: 'xrun', pcm: null, time: 93.001277, who: 'aplay-512 [001]' },
   );
   assert.deepEqual(
     parseFtraceLine('  aplay-512 [001] d.h1. 93.001277: p_stop: (snd_pcm_stop+0x0/0x20)'),
-    { kind: 'other' },
+    { kind: 'other', who: 'aplay-512 [001]' },
   );
 });

@@ -127,19 +127,23 @@ export function isForeignHeader(body: string): boolean {
   return false;
 }
 
-export type FtraceLine =
+export type FtraceLine = (
   | {
       kind: 'xrun';
       pcm: string | null;
       /** the trace timestamp, s (trace_clock mono/local) */ time: number;
     }
   | { kind: 'stack-start' }
-  | { kind: 'other' };
+  | { kind: 'other' }
+) & {
+  /** `comm-pid [cpu]` of the line (null in trimmed excerpts): ties a `<stack trace>` to its event. */
+  who: string | null;
+};
 
 // trace_pipe: `  insmod-297  [000] d.s1.  92.385517: xrun: (__snd_pcm_xrun+0x0/0xc0)`, with an
 // optional `(  297)` tgid column; trimmed excerpts keep only `178.109942: hwptr: …`.
 const FTRACE_FULL_RE =
-  /^\s*\S.{0,40}?-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[\d{3,}\]\s+(?:[\w.]{3,8}\s+)?(\d+\.\d+):\s+(.*)$/;
+  /^\s*(\S.{0,40}?-\d+)\s+(?:\(\s*[\d-]+\)\s+)?\[(\d{3,})\]\s+(?:[\w.]{3,8}\s+)?(\d+\.\d+):\s+(.*)$/;
 const FTRACE_SHORT_RE = /^\s*(\d+\.\d+):\s+([\w:]+:\s.*)$/;
 // The kprobe on __snd_pcm_xrun (any entry offset: IBT kernels probe after endbr64; or a return
 // probe `(caller+0x10e/0x120 <- __snd_pcm_xrun)`), or xrunhunt's fallback on snd_pcm_stop
@@ -160,13 +164,15 @@ function kprobeStream(rest: string): string | null {
 /** Recognises one trace_pipe / trace text line (null when the line is not ftrace text). */
 export function parseFtraceLine(body: string): FtraceLine | null {
   if (!body.includes(': ')) return null;
-  const m = FTRACE_FULL_RE.exec(body) ?? FTRACE_SHORT_RE.exec(body);
+  const full = FTRACE_FULL_RE.exec(body);
+  const m = full ? [full[3], full[4]] : FTRACE_SHORT_RE.exec(body)?.slice(1, 3);
   if (!m) return null;
-  const rest = m[2]!.trim();
-  const time = Number(m[1]);
-  if (rest.startsWith('<stack trace>')) return { kind: 'stack-start' };
-  if (KPROBE_XRUN_RE.test(rest)) return { kind: 'xrun', pcm: kprobeStream(rest), time };
+  const who = full ? `${full[1]!} [${full[2]!}]` : null;
+  const rest = m[1]!.trim();
+  const time = Number(m[0]);
+  if (rest.startsWith('<stack trace>')) return { kind: 'stack-start', who };
+  if (KPROBE_XRUN_RE.test(rest)) return { kind: 'xrun', pcm: kprobeStream(rest), time, who };
   const tp = TP_XRUN_RE.exec(rest);
-  if (tp) return { kind: 'xrun', pcm: tp[1] ?? null, time };
-  return { kind: 'other' };
+  if (tp) return { kind: 'xrun', pcm: tp[1] ?? null, time, who };
+  return { kind: 'other', who };
 }

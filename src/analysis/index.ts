@@ -10,6 +10,10 @@ export { renderTextReport, renderMarkdownReport } from './report.js';
 export type {
   AnalysisResult,
   AnalysisSummary,
+  DetectingTask,
+  Detection,
+  DetectionContext,
+  DetectorOnlyCount,
   EventKind,
   Offender,
   OffenderClass,

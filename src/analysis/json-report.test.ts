@@ -57,7 +57,7 @@ test('the writer waits for a slow reader (backpressure), then finishes the docum
     summary: {
       events: 3000,
       byKind: { xrun: 3000, hw_ptr_error: 0, invalid_position: 0 },
-      byClass: { kernel: 3000, idle: 0, user: 0, none: 0 },
+      byClass: { kernel: 3000, idle: 0, user: 0, none: 0, 'detector-only': 0 },
       offenders: 0,
       lines: 1,
       rulesVersion: 'x',

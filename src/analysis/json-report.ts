@@ -1,7 +1,8 @@
 // `analyze --json`: one JSON document, written while the log is read. Events come first
 // (one compact object per line, as each is found), then the ranking, the counts and the
 // warnings, which are only known at the end. Same keys and order as ever, so every reader of
-// the document works unchanged; nothing but the ranking state is held in memory.
+// the document works unchanged (new keys are only ever added: an event's `detection`, the
+// summary's `detectorOnly`); nothing but the ranking state is held in memory.
 import { terminalSafeJson } from '../text/untrusted-text.js';
 import type { Writable } from 'node:stream';
 import type { AnalysisResult, StreamedAnalysis, XrunEvent } from './types.js';
@@ -18,6 +19,7 @@ export function eventJson(e: XrunEvent): unknown {
     offender: e.offender,
     ...(e.offenderIndex !== undefined ? { offenderIndex: e.offenderIndex } : {}),
     frames: e.frames,
+    ...(e.detection !== undefined ? { detection: e.detection } : {}),
   };
 }
 

@@ -1,11 +1,58 @@
 // Ranking: kernel offenders by count (function + module), with their share of ALL events,
 // how many distinct signatures they cover, and example lines. Idle / user / none are
-// counted in the summary, never ranked as offenders. Deterministic order.
+// counted in the summary, never ranked as offenders; detector-only events (an IRQ thread's,
+// a softirq thread's or a system call's own stack) are counted by context. Deterministic order.
 import { RULES_VERSION } from './rules.js';
-import type { AnalysisSummary, OffenderRank, XrunEvent } from './types.js';
+import type {
+  AnalysisSummary,
+  DetectionContext,
+  DetectorOnlyCount,
+  OffenderRank,
+  XrunEvent,
+} from './types.js';
 
 // Example lines kept per offender: enough to find the dumps, small in JSON.
 const MAX_EXAMPLES = 10;
+// Detecting tasks named per detector-only context (the rest are only counted).
+const MAX_TASKS = 5;
+// Distinct task names remembered per context (bounded memory on any log).
+const MAX_TASK_NAMES = 1000;
+
+/** Counts detector-only events by context and detecting task, in bounded memory. */
+function createDetectorOnlyTally(): {
+  add(ev: XrunEvent): void;
+  counts(): DetectorOnlyCount[] | undefined;
+} {
+  const by = new Map<DetectionContext, { count: number; tasks: Map<string, number> }>();
+  return {
+    add(ev) {
+      if (ev.offender.class !== 'detector-only') return;
+      const ctx = ev.detection?.context ?? 'unknown';
+      let g = by.get(ctx);
+      if (!g) {
+        g = { count: 0, tasks: new Map() };
+        by.set(ctx, g);
+      }
+      g.count++;
+      const comm = ev.detection?.task?.comm;
+      if (comm !== undefined && (g.tasks.has(comm) || g.tasks.size < MAX_TASK_NAMES))
+        g.tasks.set(comm, (g.tasks.get(comm) ?? 0) + 1);
+    },
+    counts() {
+      if (by.size === 0) return undefined;
+      return [...by.entries()]
+        .map(([context, g]) => ({
+          context,
+          count: g.count,
+          tasks: [...g.tasks.entries()]
+            .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+            .slice(0, MAX_TASKS)
+            .map(([t]) => t),
+        }))
+        .sort((a, b) => b.count - a.count || (a.context < b.context ? -1 : 1));
+    },
+  };
+}
 
 interface OffenderGroup {
   function: string;
@@ -35,7 +82,14 @@ export interface OffenderTally {
 export function createOffenderTally(): OffenderTally {
   const groups = new Map<string, OffenderGroup>();
   const byKind: AnalysisSummary['byKind'] = { xrun: 0, hw_ptr_error: 0, invalid_position: 0 };
-  const byClass: AnalysisSummary['byClass'] = { kernel: 0, idle: 0, user: 0, none: 0 };
+  const byClass: AnalysisSummary['byClass'] = {
+    kernel: 0,
+    idle: 0,
+    user: 0,
+    none: 0,
+    'detector-only': 0,
+  };
+  const detectorOnly = createDetectorOnlyTally();
   let total = 0;
   const ranks = (): OffenderRank[] => {
     const out: OffenderRank[] = [];
@@ -68,6 +122,7 @@ export function createOffenderTally(): OffenderTally {
       total++;
       byKind[ev.kind]++;
       byClass[ev.offender.class]++;
+      detectorOnly.add(ev);
       const o = ev.offender;
       if (o.class !== 'kernel' || o.function === null) return;
       const key = `${o.function}\u0000${o.module ?? ''}`;
@@ -95,7 +150,7 @@ export function createOffenderTally(): OffenderTally {
     },
     offenders: ranks,
     summary(lines: number): AnalysisSummary {
-      return {
+      const s: AnalysisSummary = {
         events: total,
         byKind: { ...byKind },
         byClass: { ...byClass },
@@ -103,6 +158,9 @@ export function createOffenderTally(): OffenderTally {
         lines,
         rulesVersion: RULES_VERSION,
       };
+      const d = detectorOnly.counts();
+      if (d) s.detectorOnly = d;
+      return s;
     },
   };
 }
@@ -123,14 +181,18 @@ export function summarize(
   const s: AnalysisSummary = {
     events: events.length,
     byKind: { xrun: 0, hw_ptr_error: 0, invalid_position: 0 },
-    byClass: { kernel: 0, idle: 0, user: 0, none: 0 },
+    byClass: { kernel: 0, idle: 0, user: 0, none: 0, 'detector-only': 0 },
     offenders: offenders.length,
     lines,
     rulesVersion: RULES_VERSION,
   };
+  const detectorOnly = createDetectorOnlyTally();
   for (const e of events) {
     s.byKind[e.kind]++;
     s.byClass[e.offender.class]++;
+    detectorOnly.add(e);
   }
+  const d = detectorOnly.counts();
+  if (d) s.detectorOnly = d;
   return s;
 }

@@ -2,6 +2,7 @@
 // conclusion comes first in plain language; "the CPU was idle" is an answer too.
 import type { AnalysisResult, Frame, OffenderRank, StreamedAnalysis, XrunEvent } from './types.js';
 import { renderExplanation } from './classify.js';
+import { detectorOnlySentences } from './detector-only-text.js';
 
 export interface ReportOptions {
   /** Offenders shown in the ranking (default 10). */
@@ -28,6 +29,12 @@ function kindPhrase(r: StreamedAnalysis): string {
   if (k.hw_ptr_error) parts.push(plural(k.hw_ptr_error, 'hw-pointer error'));
   if (k.invalid_position) parts.push(plural(k.invalid_position, 'invalid-position report'));
   return parts.join(', ');
+}
+
+/** `, detector-only N` when there are any (the line stays as it was for hard-IRQ logs). */
+function detectorOnlyCount(r: StreamedAnalysis): string {
+  const n = r.summary.byClass['detector-only'];
+  return n > 0 ? `, detector-only ${n}` : '';
 }
 
 function describeSignature(o: OffenderRank): string {
@@ -71,6 +78,7 @@ export function conclusion(r: StreamedAnalysis): string {
   }
   if (c.user > 0)
     s.push(`In ${c.user} user-space code was interrupted: no kernel offender in the stack.`);
+  s.push(...detectorOnlySentences(r.summary));
   if (c.none > 0) {
     s.push(
       `${c.none} had no usable interrupted context (no stack printed, or detected in process context such as the application's own write): enable stacks with xrun_debug bit 1 to see more.`,
@@ -112,7 +120,9 @@ function eventTitle(e: XrunEvent): string {
       ? `kernel: ${offenderName({ function: o.function ?? '?', module: o.module })}`
       : o.class === 'idle'
         ? `idle${o.function ? ` (${o.function})` : ''}`
-        : o.class;
+        : o.class === 'detector-only' && e.detection
+          ? `detector-only (${e.detection.context}${e.detection.task ? ` ${e.detection.task.comm}` : ''})`
+          : o.class;
   return `${where}${t}  ${e.kind}${e.pcm ? ` ${e.pcm}` : ''}  → ${who}`;
 }
 
@@ -152,7 +162,7 @@ export function renderReportHead(
       out.push('');
     }
     out.push(
-      `Classes: kernel ${c.kernel}, idle ${c.idle}, user ${c.user}, none ${c.none}. Rules version ${r.summary.rulesVersion}.`,
+      `Classes: kernel ${c.kernel}, idle ${c.idle}, user ${c.user}, none ${c.none}${detectorOnlyCount(r)}. Rules version ${r.summary.rulesVersion}.`,
       '',
     );
     if (r.warnings.length > 0) out.push('### Warnings', '', ...r.warnings.map((w) => `- ${w}`), '');
@@ -179,7 +189,7 @@ export function renderReportHead(
   }
   const k = r.summary.byKind;
   out.push(
-    `Classes: kernel ${c.kernel}, idle ${c.idle}, user ${c.user}, none ${c.none}   Kinds: xrun ${k.xrun}, hw_ptr_error ${k.hw_ptr_error}, invalid_position ${k.invalid_position}`,
+    `Classes: kernel ${c.kernel}, idle ${c.idle}, user ${c.user}, none ${c.none}${detectorOnlyCount(r)}   Kinds: xrun ${k.xrun}, hw_ptr_error ${k.hw_ptr_error}, invalid_position ${k.invalid_position}`,
   );
   if (r.warnings.length > 0) {
     out.push('', 'Warnings:');

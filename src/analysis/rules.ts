@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { XrunhuntError } from '../errors.js';
 
 /** Bumped whenever a rule list changes meaning: signatures from different versions may not group. */
-export const RULES_VERSION = '1.4.0';
+export const RULES_VERSION = '1.5.0';
 
 /** The rule lists, by role (file name without `.txt`). */
 export const RULE_LIST_NAMES = [
@@ -21,6 +21,9 @@ export const RULE_LIST_NAMES = [
   'primitives',
   'softirq-enable',
   'process-context',
+  'irq-thread',
+  'softirq-thread',
+  'syscall-entry',
 ] as const;
 export type RuleListName = (typeof RULE_LIST_NAMES)[number];
 

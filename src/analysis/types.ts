@@ -6,8 +6,43 @@ export type { Frame, FrameContext } from '../kernel/frame.js';
 /** xrun: an XRUN header; hw_ptr_error: hw-pointer diagnostics; invalid_position: a driver's bad .pointer. */
 export type EventKind = 'xrun' | 'hw_ptr_error' | 'invalid_position';
 
-/** What the CPU was doing when the late period interrupt was taken. */
-export type OffenderClass = 'kernel' | 'idle' | 'user' | 'none';
+/**
+ * What the CPU was doing when the late period interrupt was taken. `detector-only`: the XRUN
+ * was noticed in an IRQ thread, a softirq thread or a task's own system call, so the stack is
+ * the detector's and names no culprit (counted, never ranked).
+ */
+export type OffenderClass = 'kernel' | 'idle' | 'user' | 'none' | 'detector-only';
+
+/** Where the code that noticed the XRUN ran. */
+export type DetectionContext = 'hardirq' | 'irq-thread' | 'softirq' | 'process' | 'unknown';
+
+/** A task as the log names it with the event. */
+export interface DetectingTask {
+  comm: string;
+  pid: number;
+}
+
+/** How and by whom an XRUN was noticed (issue 17: stack-only attribution never names the victim). */
+export interface Detection {
+  context: DetectionContext;
+  /**
+   * The task the log prints with the event (ftrace `comm-pid`, a dump's `CPU: N PID: N Comm: …`).
+   * In a hard interrupt this is the task that was interrupted, not a detector.
+   */
+  task?: DetectingTask;
+  /** The frame that shows the context (`irq_forced_thread_fn`, `run_ksoftirqd`, `snd_pcm_delay` …). */
+  via?: string;
+  /** Read from the stack, from the ftrace flags column (no stack), or unknown. */
+  evidence: 'stack' | 'flags' | 'none';
+}
+
+/** XRUNs whose stack is the detector's own, by detection context (the report's "N were detected in …"). */
+export interface DetectorOnlyCount {
+  context: DetectionContext;
+  count: number;
+  /** Detecting tasks by comm, most frequent first (at most a few). */
+  tasks: string[];
+}
 
 export interface Offender {
   class: OffenderClass;
@@ -51,6 +86,8 @@ export interface XrunEvent {
   frames: Frame[];
   /** Index into `frames` of the offender frame, when there is one. */
   offenderIndex?: number;
+  /** Which context noticed the XRUN, and which task (absent on events built by older code). */
+  detection?: Detection;
 }
 
 export interface OffenderRank {
@@ -77,6 +114,8 @@ export interface AnalysisSummary {
   offenders: number;
   lines: number;
   rulesVersion: string;
+  /** Detector-only XRUNs by context, present when there are any. */
+  detectorOnly?: DetectorOnlyCount[];
 }
 
 export interface AnalysisResult {

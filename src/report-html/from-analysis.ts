@@ -3,6 +3,7 @@
 // Built by a collector that sees each event once and keeps a bounded part of them (the
 // listed events, a thinned sample of event times), so a log of millions of events makes
 // a report of bounded size from bounded memory.
+import { detectorOnlySentences } from '../analysis/detector-only-text.js';
 import type { AnalysisResult, StreamedAnalysis, XrunEvent } from '../analysis/types.js';
 import type { Frame } from '../kernel/frame.js';
 import type { EventView, LogTimelineSample, RunView } from './report-view.js';
@@ -89,7 +90,9 @@ export function createAnalysisViewCollector(
           ['distinct kernel offenders', String(s.offenders)],
           ['signature rules', s.rulesVersion],
         ],
-        conclusion: [],
+        // Detector-only XRUNs (IRQ thread, softirq thread, process context): said instead of
+        // a ranked victim, as in the text report.
+        conclusion: detectorOnlySentences(s),
         suggestions: [],
         limitations: [],
         warnings: [...r.warnings],
