@@ -1,6 +1,7 @@
 // PREEMPT_RT's ftrace lines (Debian's -rt kernel in the lab): the flags column carries the lazy
 // preemption counts (`...s.14`, 7 characters, against `d.s1.` on other kernels), and snd-dummy's
-// hrtimer runs in the ktimers thread, so a stack has no interrupted frame. The sample is a stack
+// hrtimer runs in the ktimers thread, so a stack has no interrupted frame: the XRUN is detected
+// in softirq-thread context and its stack names only the detector (class detector-only). The sample is a stack
 // read from the lab (`--kernel debian-rt`, aplay 64/128, 2026-12-01) with the offsets the
 // session's instance prints; see docs/lab.md.
 import { test } from 'node:test';
@@ -16,5 +17,9 @@ const sample = readFileSync(
 test('PREEMPT_RT kprobe stack: the 7-character flags column is read, the event is the ktimers thread', () => {
   const r = analyzeText(sample);
   assert.equal(r.events.length, 1);
-  assert.equal(r.events[0]!.offender?.function, 'run_timersd');
+  const e = r.events[0]!;
+  assert.equal(e.offender?.class, 'detector-only');
+  assert.equal(e.offender?.function, null);
+  assert.equal(e.detection?.context, 'softirq');
+  assert.match(e.detection?.task?.comm ?? '', /^ktimers\//);
 });
