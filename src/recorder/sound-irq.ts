@@ -1,0 +1,113 @@
+// The sound card's period interrupts in a window, and the stretches where one came late: the
+// kernel updates the hw pointer (snd_pcm_update_hw_ptr0) at each period interrupt, so the
+// next one is due a period after the previous one; a later entry means interrupts were off
+// (or the CPU did not run at all) in between. The interrupted code is named from that
+// entry's stack when the recorder's `stacktrace if irq==N` trigger recorded it.
+import type { StreamTiming, TraceEvent, XrunHit } from './breakdown-types.js';
+import { irqOfThread } from './detection-shape.js';
+
+/** Slack before a period interrupt counts as late: a quarter period, at least 0.2 ms. */
+export function lateIrqSlack(periodSeconds: number): number {
+  return Math.max(0.0002, periodSeconds / 4);
+}
+
+/** A stretch where the period interrupt was due but had not come. */
+export interface LateIrqStretch {
+  /** When it was due (previous entry + period) and when it came (the late entry). */
+  due: number;
+  came: number;
+  cpu: number;
+  /** The late entry event (its comm-pid is the interrupted task, its stack the interrupted code). */
+  entry: TraceEvent;
+  /**
+   * The CPU was not silent for most of the stretch (it scheduled, took the tick, …): interrupts
+   * were on, so the device (or the hypervisor) was late, not code with interrupts off.
+   */
+  interruptsOn: boolean;
+}
+
+const SOUND_IRQ_NAME = /snd|hda|azx|audio|sound|ac97|intel8x0|usb/i;
+/** hrtimer callbacks of sound drivers (snd-dummy, snd-aloop, the PCM timer): their "interrupt". */
+export const SOUND_TIMER = /snd|pcm|dummy|aloop|loopback/i;
+
+/** A sound driver's hrtimer expiring (the period "interrupt" of timer-driven cards). */
+export function isSoundTimer(e: TraceEvent): boolean {
+  return e.name === 'hrtimer_expire_entry' && SOUND_TIMER.test(e.fields['function'] ?? '');
+}
+
+/**
+ * Which events are the stream's period interrupts: a sound driver's hrtimer expiring, or an
+ * irq_handler_entry picked by the names the caller knows, else by the IRQ number of a detecting
+ * IRQ thread, else by the interrupt the hit ran in (hard-IRQ detection), else by a sound-like
+ * handler name.
+ */
+export function soundIrqMatcher(
+  events: readonly TraceEvent[],
+  hit: XrunHit,
+  timing: StreamTiming,
+): (e: TraceEvent) => boolean {
+  const irq = soundIrqEntryMatcher(events, hit, timing);
+  return (e) => irq(e) || isSoundTimer(e);
+}
+
+function soundIrqEntryMatcher(
+  events: readonly TraceEvent[],
+  hit: XrunHit,
+  timing: StreamTiming,
+): (e: TraceEvent) => boolean {
+  const names = timing.irqNames;
+  if (names && names.length > 0) {
+    const set = new Set(names);
+    return (e) => e.name === 'irq_handler_entry' && set.has(e.fields['name'] ?? '');
+  }
+  const fromThread = irqOfThread(hit.comm);
+  if (fromThread !== undefined)
+    return (e) => e.name === 'irq_handler_entry' && Number(e.fields['irq']) === fromThread;
+  // The innermost open handler on the hit's CPU at the hit.
+  const open: TraceEvent[] = [];
+  for (const e of events) {
+    if (e.cpu !== hit.cpu || e.ts > hit.ts) continue;
+    if (e.name === 'irq_handler_entry') open.push(e);
+    else if (e.name === 'irq_handler_exit') open.pop();
+  }
+  const enclosing = open[open.length - 1];
+  if (enclosing) {
+    const irq = enclosing.fields['irq'];
+    return (e) => e.name === 'irq_handler_entry' && e.fields['irq'] === irq;
+  }
+  return (e) => e.name === 'irq_handler_entry' && SOUND_IRQ_NAME.test(e.fields['name'] ?? '');
+}
+
+/** The stretches in which a period interrupt was late (sorted events in). */
+export function lateIrqStretches(
+  events: readonly TraceEvent[],
+  isSound: (e: TraceEvent) => boolean,
+  periodSeconds: number,
+): LateIrqStretch[] {
+  const out: LateIrqStretch[] = [];
+  const slack = lateIrqSlack(periodSeconds);
+  let prev: TraceEvent | undefined;
+  for (const e of events) {
+    if (!isSound(e)) continue;
+    if (prev && e.ts - prev.ts > periodSeconds + slack) {
+      const due = prev.ts + periodSeconds;
+      const silent = longestSilence(events, e.cpu, prev.ts, e.ts);
+      out.push({ due, came: e.ts, cpu: e.cpu, entry: e, interruptsOn: silent < (e.ts - due) / 2 });
+    }
+    prev = e;
+  }
+  return out;
+}
+
+/** The longest time without any event on `cpu` within [a, b]. */
+function longestSilence(events: readonly TraceEvent[], cpu: number, a: number, b: number): number {
+  let last = a;
+  let longest = 0;
+  for (const e of events) {
+    if (e.cpu !== cpu || e.ts <= a) continue;
+    if (e.ts >= b) break;
+    longest = Math.max(longest, e.ts - last);
+    last = e.ts;
+  }
+  return Math.max(longest, b - last);
+}
