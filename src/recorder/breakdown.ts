@@ -27,7 +27,7 @@ import {
   type CpuOccupancy,
   type Occupant,
 } from './cpu-occupancy.js';
-import { detectionShape, SOFTIRQ_THREAD_COMM } from './detection-shape.js';
+import { detectionShape, IRQ_THREAD_COMM, SOFTIRQ_THREAD_COMM } from './detection-shape.js';
 import { interruptedCode } from './interrupted-function.js';
 import { lateIrqStretches, soundIrqMatcher, type LateIrqStretch } from './sound-irq.js';
 import { inferWriter } from './stream-writer.js';
@@ -99,40 +99,37 @@ export function breakdownXrun(
   const detector = { comm: hit.comm, pid: hit.pid, cpu: hit.cpu };
 
   // The late link: the candidate whose delay covers most of the time before the hit — an awake
-  // one from its wake-up (from the late period interrupt's due time when that woke it), a
-  // sleeping writer for at most one buffer (the time it had to write the next data).
-  const lateIrqOf = (wake: number): LateIrqStretch | undefined =>
-    stretches.find((x) => Math.abs(wake - x.came) <= timing.periodSeconds / 2);
-  let late: Candidate | undefined;
-  let due = t1;
-  let cause: LateIrqStretch | undefined;
+  // one from its wake-up, followed back along the chain that woke it (a late period interrupt,
+  // an IRQ thread that was itself kept waiting); a sleeping writer for at most one buffer (the
+  // time it had to write the next data).
+  const ctx: ChainContext = { evs, stretches, occ, rules, timing, t0, t1 };
+  let best: ChainResult | undefined;
   for (const c of candidates) {
-    let start: number | undefined;
-    let s: LateIrqStretch | undefined;
-    if (c.awakeSince !== undefined) {
-      s = lateIrqOf(c.awakeSince);
-      start = s ? s.due : c.awakeSince;
-    } else if (c.asleepSince !== undefined && c.role !== 'irq-thread' && c.role !== 'softirq-thread')
-      start = Math.max(c.asleepSince, t1 - timing.bufferSeconds, t0);
-    if (start === undefined || start >= t1) continue;
-    // Ties go to the awake candidate: it was on its way and still did not make it.
-    if (!late || start < due || (start === due && c.awakeSince !== undefined)) {
-      late = c;
-      due = start;
-      cause = s;
+    let r: ChainResult | undefined;
+    if (c.awakeSince !== undefined && c.awakeSince < t1) {
+      const chain = chainBefore(ctx, c, c.awakeSince, 0);
+      r = {
+        start: chain.start,
+        parts: chain.parts.concat(accountStates(c, c.awakeSince, t1, occ, stretches, rules)),
+        links: chain.links.concat([{ c, from: c.awakeSince, to: t1 }]),
+        awake: true,
+      };
+    } else if (c.asleepSince !== undefined && c.role !== 'irq-thread' && c.role !== 'softirq-thread') {
+      const start = Math.max(c.asleepSince, t1 - timing.bufferSeconds, t0);
+      if (start < t1)
+        r = {
+          start,
+          parts: accountStates(c, start, t1, occ, stretches, rules),
+          links: [{ c, from: start, to: t1 }],
+          awake: false,
+        };
     }
+    // Ties go to the awake candidate: it was on its way and still did not make it.
+    if (r && (!best || r.start < best.start || (r.start === best.start && r.awake && !best.awake)))
+      best = r;
   }
 
-  let prefix: RawPart[] = [];
-  let statesFrom = due;
-  if (late && cause && late.awakeSince !== undefined) {
-    prefix = lateIrqPrefix(cause, late.awakeSince, occ, t0, rules);
-    statesFrom = late.awakeSince;
-    if (cause.due < t0) missing.push(windowMissing(cause.due, t0));
-    due = Math.max(cause.due, t0);
-  }
-
-  if (!late) {
+  if (!best) {
     missing.push(
       candidates.length === 0
         ? 'the late thread is unknown: no writer pid given and no task was woken by the sound interrupt in the window'
@@ -140,11 +137,12 @@ export function breakdownXrun(
     );
     return finish(hit, shape, detector, undefined, t1, [], missing, t1);
   }
+  // The late thread: the link of the chain that waited longest.
+  const late = best.links.reduce((m, l) => (l.to - l.from > m.to - m.from ? l : m)).c;
+  if (best.start < t0 - 1e-9) missing.push(windowMissing(best.start, t0));
+  const due = Math.max(best.start, t0);
   if (late.tl.unseen) missing.push(`no event of ${late.comm} (pid ${late.pid}) in the window`);
-
-  const parts = prefix.concat(
-    accountStates(late, statesFrom, t1, occ, stretches, rules),
-  );
+  const parts = best.parts;
   const out = finish(hit, shape, detector, late, due, parts, missing, t1);
   if (out.parts[0]?.kind === 'sleep') {
     // The same trace shows an application that chose to sleep and a device whose position did
@@ -154,6 +152,76 @@ export function breakdownXrun(
       out.summary += ` (the sound interrupt ran ${ran} times meanwhile without waking it; if it sleeps in poll/write, the device's position did not advance)`;
   }
   return out;
+}
+
+interface ChainContext {
+  evs: readonly TraceEvent[];
+  stretches: readonly LateIrqStretch[];
+  occ: CpuOccupancy;
+  rules: () => RuleSet;
+  timing: StreamTiming;
+  t0: number;
+  t1: number;
+}
+
+interface ChainResult {
+  /** When the chain's first link was due. */
+  start: number;
+  parts: RawPart[];
+  /** The threads of the chain and the time each one waited for (first link first). */
+  links: { c: Candidate; from: number; to: number }[];
+  awake: boolean;
+}
+
+/**
+ * What came before a thread's wake-up at `awake`: the period interrupt that woke it, when it
+ * came late (an irq-latency part from its due time), or the IRQ/softirq thread that woke it,
+ * when that one was itself kept waiting for more than a quarter period (its own parts, then
+ * what came before its wake-up in turn). Two links at most: interrupt → IRQ thread → writer.
+ */
+function chainBefore(
+  ctx: ChainContext,
+  c: Candidate,
+  awake: number,
+  depth: number,
+): Omit<ChainResult, 'awake'> {
+  const { timing, stretches, occ, t0, rules } = ctx;
+  const s = stretches.find((x) => Math.abs(awake - x.came) <= timing.periodSeconds / 2);
+  if (s) return { start: s.due, parts: lateIrqPrefix(s, awake, occ, t0, rules), links: [] };
+  const by = c.tl.wakeups.find((w) => Math.abs(w.ts - awake) < 1e-9)?.by;
+  if (
+    depth < 2 &&
+    by &&
+    by.pid > 0 &&
+    by.pid !== c.pid &&
+    (IRQ_THREAD_COMM.test(by.comm) || SOFTIRQ_THREAD_COMM.test(by.comm))
+  ) {
+    const role: LateRole = IRQ_THREAD_COMM.test(by.comm) ? 'irq-thread' : 'softirq-thread';
+    const w = candidate(ctx.evs, by.pid, by.comm, role, t0, awake);
+    if (w.awakeSince !== undefined && awake - w.awakeSince > timing.periodSeconds / 4) {
+      const before = chainBefore(ctx, w, w.awakeSince, depth + 1);
+      return {
+        start: before.start,
+        parts: before.parts.concat(
+          accountStates(w, w.awakeSince, awake, occ, stretches, rules),
+        ),
+        links: before.links.concat([{ c: w, from: w.awakeSince, to: awake }]),
+      };
+    }
+  }
+  return { start: awake, parts: [], links: [] };
+}
+
+function candidate(
+  evs: readonly TraceEvent[],
+  pid: number,
+  comm: string,
+  role: LateRole,
+  t0: number,
+  t: number,
+): Candidate {
+  const tl = threadTimeline(evs, pid, t0, t);
+  return { pid, comm: tl.comm ?? comm, role, tl, ...episode(tl, t) };
 }
 
 function windowMissing(due: number, t0: number): string {
@@ -180,8 +248,7 @@ function findCandidates(
   const out: Candidate[] = [];
   const add = (pid: number, comm: string, role: LateRole): void => {
     if (out.some((c) => c.pid === pid)) return;
-    const tl = threadTimeline(evs, pid, t0, t1);
-    out.push({ pid, comm: tl.comm ?? comm, role, tl, ...episode(tl, t1) });
+    out.push(candidate(evs, pid, comm, role, t0, t1));
   };
   if (shape === 'irq-thread') add(hit.pid, hit.comm, 'irq-thread');
   if (shape === 'softirq' && SOFTIRQ_THREAD_COMM.test(hit.comm))

@@ -3,6 +3,7 @@
 // task is known from every event's comm-pid column, so a CPU is covered from its first event
 // on, not only from its first sched_switch. Pure: sorted events in, segments out.
 import type { TraceEvent } from './breakdown-types.js';
+import { flagContext } from './detection-shape.js';
 
 /** What occupied a CPU during a segment. */
 export type Occupant =
@@ -21,6 +22,15 @@ export interface OccupancySegment {
 
 /** Per CPU, segments in time order over [t0, t1]; a CPU without events in the window is absent. */
 export type CpuOccupancy = ReadonlyMap<number, readonly OccupancySegment[]>;
+
+const CONTEXT_EVENTS = new Set([
+  'irq_handler_entry',
+  'irq_handler_exit',
+  'softirq_entry',
+  'softirq_exit',
+  'hrtimer_expire_entry',
+  'hrtimer_expire_exit',
+]);
 
 interface CpuState {
   task: Occupant;
@@ -89,15 +99,19 @@ export function cpuOccupancy(events: readonly TraceEvent[], t0: number, t1: numb
     if (!s) {
       // Before its first event the CPU ran the task that event names (a switch would be an event).
       s = { task: taskOf(e.comm, e.pid, prio), contexts: [], since: t0, segments: [] };
-      // An event in IRQ/softirq context whose entry came before the window: that context from t0.
-      const ctx = e.flags.length >= 4 ? e.flags[2] : '';
+      // An exit whose entry came before the window: that context from t0.
       const entry = e.name === 'irq_handler_entry' || e.name === 'softirq_entry';
       if (!entry && (e.name === 'irq_handler_exit' || e.name === 'softirq_exit')) {
         const kind = e.name === 'irq_handler_exit' ? 'irq' : 'softirq';
         s.contexts.push({ kind, occupant: { kind, name: contextName(e) } });
-      } else if (!entry && (ctx === 'h' || ctx === 'H') && e.name !== 'hrtimer_expire_entry')
-        s.contexts.push({ kind: 'irq', occupant: { kind: 'irq', name: 'unknown interrupt' } });
+      }
       cpus.set(e.cpu, s);
+    }
+    // An event in task context (flags `.` in the IRQ column) closes contexts whose exit was not
+    // traced (IPIs and the local timer have no irq_handler events of their own).
+    if (flagContext(e.flags) === 'task' && s.contexts.length > 0 && !CONTEXT_EVENTS.has(e.name)) {
+      close(s, e.ts);
+      s.contexts.length = 0;
     }
     switch (e.name) {
       case 'sched_switch': {
@@ -126,11 +140,10 @@ export function cpuOccupancy(events: readonly TraceEvent[], t0: number, t1: numb
         break;
       case 'hrtimer_expire_entry': {
         close(s, e.ts);
-        const ctx = e.flags.length >= 4 ? e.flags[2] : '';
         const name = `hrtimer ${e.fields['function'] ?? '?'}`;
         // In a hard IRQ (the local timer interrupt, which has no irq_handler_entry) or a softirq.
         const occupant: Occupant =
-          ctx === 'h' || ctx === 'H' ? { kind: 'irq', name } : { kind: 'softirq', name };
+          flagContext(e.flags) === 'softirq' ? { kind: 'softirq', name } : { kind: 'irq', name };
         s.contexts.push({ kind: 'hrtimer', occupant });
         break;
       }

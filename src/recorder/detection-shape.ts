@@ -19,13 +19,40 @@ const HARDIRQ_FRAME =
 const PROCESS_FRAME =
   /^(?:snd_pcm_common_ioctl|snd_pcm_ioctl|snd_pcm_hwsync|snd_pcm_delay|snd_pcm_status\w*|snd_pcm_lib_write\w*|snd_pcm_lib_read\w*|__snd_pcm_lib_xfer|snd_pcm_playback_ioctl\w*|snd_pcm_capture_ioctl\w*|snd_pcm_ioctl_sync_ptr\w*|snd_pcm_sync_ptr|snd_pcm_forward\w*|snd_pcm_rewind\w*|snd_pcm_write|snd_pcm_read|snd_pcm_writev|snd_pcm_readv|snd_pcm_poll|snd_pcm_playback_poll|snd_pcm_capture_poll|__x64_sys_ioctl|__arm64_sys_ioctl|ksys_ioctl|do_syscall_64|entry_SYSCALL_64\w*)(?:[+\s]|$)/;
 
+/** The context an event was recorded in, from its latency flags; undefined without them. */
+export type FlagContext = 'hardirq' | 'softirq' | 'nmi' | 'task';
+
+/**
+ * Reads the hardirq/softirq column of the latency flags. It is the third character in every
+ * era (`d.h1`, `dNh2.`), except on PREEMPT_RT kernels with lazy preemption, whose 7-char flags
+ * put a need-resched-lazy column before it (`dn.h1..`, `...s.12`).
+ */
+export function flagContext(flags: string): FlagContext | undefined {
+  if (flags.length < 4) return undefined;
+  let c = flags[2]!;
+  if (!'hHsSzZ'.includes(c) && flags.length >= 7) c = flags[3]!;
+  switch (c) {
+    case 'h':
+    case 'H':
+      return 'hardirq';
+    case 's':
+      return 'softirq';
+    case 'z':
+    case 'Z':
+      return 'nmi';
+    case '.':
+      return 'task';
+    default:
+      return undefined;
+  }
+}
+
 /** The hit's shape: context flags and comm first, then the stack. */
 export function detectionShape(hit: XrunHit): DetectionShape {
-  // The hardirq/softirq column is the third character of every latency-format era.
-  const ctx = hit.flags.length >= 4 ? hit.flags[2] : '';
-  if (ctx === 'h' || ctx === 'H') return 'hardirq';
+  const ctx = flagContext(hit.flags);
+  if (ctx === 'hardirq' || ctx === 'nmi') return 'hardirq';
   if (IRQ_THREAD_COMM.test(hit.comm)) return 'irq-thread';
-  if (ctx === 's' || ctx === 'S' || SOFTIRQ_THREAD_COMM.test(hit.comm)) return 'softirq';
+  if (ctx === 'softirq' || SOFTIRQ_THREAD_COMM.test(hit.comm)) return 'softirq';
   return shapeFromStack(hit.stack ?? []) ?? 'process';
 }
 
