@@ -304,10 +304,10 @@ function irqLatencyPart(
     s.entry.name === 'hrtimer_expire_entry'
       ? `hrtimer ${s.entry.fields['function'] ?? '?'}`
       : (s.entry.fields['name'] ?? `irq ${s.entry.fields['irq'] ?? '?'}`);
-  if (s.interruptsOn)
+  if (!s.irqsOff)
     return {
       kind: 'irq-latency',
-      name: `${handler} came late with interrupts on (device or hypervisor)`,
+      name: `${handler} came late (no sign of interrupts off: the device, the hypervisor or a short irq-off section)`,
       cpu: s.cpu,
       ms: seconds * 1000,
     };
@@ -363,7 +363,7 @@ function accountStates(
   rules: () => RuleSet,
 ): RawPart[] {
   const parts: RawPart[] = [];
-  const off = stretches.filter((s) => !s.interruptsOn);
+  const off = stretches.filter((s) => s.irqsOff);
   for (const seg of late.tl.segments) {
     const a = Math.max(seg.start, from);
     const b = Math.min(seg.end, to);

@@ -20,10 +20,12 @@ export interface LateIrqStretch {
   /** The late entry event (its comm-pid is the interrupted task, its stack the interrupted code). */
   entry: TraceEvent;
   /**
-   * The CPU was not silent for most of the stretch (it scheduled, took the tick, …): interrupts
-   * were on, so the device (or the hypervisor) was late, not code with interrupts off.
+   * The CPU was silent (no event at all: no tick, no switch, no other interrupt) for most of the
+   * stretch and for longer than a tick: interrupts were off there (or the CPU did not run at
+   * all, e.g. a stalled virtual CPU). False when it was busy, or silent too briefly to tell an
+   * irq-off section from a device that was late.
    */
-  interruptsOn: boolean;
+  irqsOff: boolean;
 }
 
 const SOUND_IRQ_NAME = /snd|hda|azx|audio|sound|ac97|intel8x0|usb/i;
@@ -92,7 +94,8 @@ export function lateIrqStretches(
     if (prev && e.ts - prev.ts > periodSeconds + slack) {
       const due = prev.ts + periodSeconds;
       const silent = longestSilence(events, e.cpu, prev.ts, e.ts);
-      out.push({ due, came: e.ts, cpu: e.cpu, entry: e, interruptsOn: silent < (e.ts - due) / 2 });
+      const off = silent >= (e.ts - due) / 2 && silent > tickSeconds(events, e.cpu);
+      out.push({ due, came: e.ts, cpu: e.cpu, entry: e, irqsOff: off });
     }
     prev = e;
   }
@@ -110,4 +113,20 @@ function longestSilence(events: readonly TraceEvent[], cpu: number, a: number, b
     last = e.ts;
   }
   return Math.max(longest, b - last);
+}
+
+/** Debian's HZ=250 tick, when the window shows no two ticks on the CPU. */
+const DEFAULT_TICK = 0.004;
+
+/** The CPU's tick interval as the window shows it (shortest gap between two ticks, ≥ 0.5 ms). */
+export function tickSeconds(events: readonly TraceEvent[], cpu: number): number {
+  let last: number | undefined;
+  let best = Infinity;
+  for (const e of events) {
+    if (e.cpu !== cpu || e.name !== 'hrtimer_expire_entry') continue;
+    if (e.fields['function'] !== 'tick_sched_timer') continue;
+    if (last !== undefined && e.ts - last >= 0.0005) best = Math.min(best, e.ts - last);
+    last = e.ts;
+  }
+  return Number.isFinite(best) ? best : DEFAULT_TICK;
 }
