@@ -399,7 +399,12 @@ function accountStates(
         // Interrupts off on its CPU: no tick, no preemption — the IRQ-off code held it.
         for (const s of off)
           if (s.cpu === cpu) {
-            const ov = overlap(o.start, o.end, s.due, s.came);
+            const ov = overlap(
+              o.start,
+              o.end,
+              Math.max(s.due, s.silentFrom),
+              Math.min(s.came, s.silentTo),
+            );
             if (ov > 0) {
               parts.push(irqLatencyPart(s, ov, occ, rules));
               len -= ov;

@@ -26,6 +26,9 @@ export interface LateIrqStretch {
    * irq-off section from a device that was late.
    */
   irqsOff: boolean;
+  /** The longest silent gap of that CPU in the stretch: where interrupts were off, if they were. */
+  silentFrom: number;
+  silentTo: number;
 }
 
 const SOUND_IRQ_NAME = /snd|hda|azx|audio|sound|ac97|intel8x0|usb/i;
@@ -93,9 +96,18 @@ export function lateIrqStretches(
     if (!isSound(e)) continue;
     if (prev && e.ts - prev.ts > periodSeconds + slack) {
       const due = prev.ts + periodSeconds;
-      const silent = longestSilence(events, e.cpu, prev.ts, e.ts);
+      const gap = longestSilence(events, e.cpu, prev.ts, e.ts);
+      const silent = gap.to - gap.from;
       const off = silent >= (e.ts - due) / 2 && silent > tickSeconds(events, e.cpu);
-      out.push({ due, came: e.ts, cpu: e.cpu, entry: e, irqsOff: off });
+      out.push({
+        due,
+        came: e.ts,
+        cpu: e.cpu,
+        entry: e,
+        irqsOff: off,
+        silentFrom: gap.from,
+        silentTo: gap.to,
+      });
     }
     prev = e;
   }
@@ -103,16 +115,21 @@ export function lateIrqStretches(
 }
 
 /** The longest time without any event on `cpu` within [a, b]. */
-function longestSilence(events: readonly TraceEvent[], cpu: number, a: number, b: number): number {
+function longestSilence(
+  events: readonly TraceEvent[],
+  cpu: number,
+  a: number,
+  b: number,
+): { from: number; to: number } {
   let last = a;
-  let longest = 0;
+  let best = { from: a, to: a };
   for (const e of events) {
     if (e.cpu !== cpu || e.ts <= a) continue;
     if (e.ts >= b) break;
-    longest = Math.max(longest, e.ts - last);
+    if (e.ts - last > best.to - best.from) best = { from: last, to: e.ts };
     last = e.ts;
   }
-  return Math.max(longest, b - last);
+  return b - last > best.to - best.from ? { from: last, to: b } : best;
 }
 
 /** Debian's HZ=250 tick, when the window shows no two ticks on the CPU. */
