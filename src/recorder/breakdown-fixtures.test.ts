@@ -54,7 +54,10 @@ test('threadirqs: the IRQ thread detected it on time; aplay, woken 2.17 ms befor
   near(cat!.ms, 0.859, 'cat');
   assert.deepEqual([dd!.name, dd!.pid], ['dd', 179]);
   near(dd!.ms, 0.84, 'dd');
-  assert.deepEqual([irqThread!.kind, irqThread!.name, irqThread!.prio], ['task', 'irq/33-snd_hda_', 49]);
+  assert.deepEqual(
+    [irqThread!.kind, irqThread!.name, irqThread!.prio],
+    ['task', 'irq/33-snd_hda_', 49],
+  );
   near(irqThread!.ms, 0.395, 'irq thread');
   assert.equal(b.complete, true);
 });
@@ -102,7 +105,10 @@ test('PREEMPT_RT + preempt lockup: the IRQ thread waited 9.6 ms behind insmod', 
   assert.equal(b.cls, 'blocked-by-task');
   assert.deepEqual([b.parts[0]!.name, b.parts[0]!.pid, b.parts[0]!.prio], ['insmod', 181, 120]);
   near(b.parts[0]!.ms, 9.625, 'insmod');
-  assert.match(b.summary, /kept off CPU 0 by insmod \(pid 181, prio 120\) for 9\.63 ms of 9\.83 ms/);
+  assert.match(
+    b.summary,
+    /kept off CPU 0 by insmod \(pid 181, prio 120\) for 9\.63 ms of 9\.83 ms/,
+  );
 });
 
 test('PREEMPT_RT: aplay detects it in its own write, the chain leads back to the waiting IRQ thread', () => {

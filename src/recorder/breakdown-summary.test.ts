@@ -5,7 +5,10 @@ import assert from 'node:assert/strict';
 import { summarizeBreakdowns } from './breakdown-summary.js';
 import type { BreakdownPart, XrunBreakdown } from './breakdown-types.js';
 
-function bd(parts: Omit<BreakdownPart, 'share'>[], over: Partial<XrunBreakdown> = {}): XrunBreakdown {
+function bd(
+  parts: Omit<BreakdownPart, 'share'>[],
+  over: Partial<XrunBreakdown> = {},
+): XrunBreakdown {
   const total = parts.reduce((s, p) => s + p.ms, 0);
   return {
     ts: 1,
@@ -24,14 +27,31 @@ function bd(parts: Omit<BreakdownPart, 'share'>[], over: Partial<XrunBreakdown> 
 
 test('blockers rank by total net ms, a task by comm+prio whatever its pid', () => {
   const s = summarizeBreakdowns([
-    bd([{ kind: 'task', name: 'dd', pid: 179, prio: 120, ms: 2 }, { kind: 'irq', name: 'snd_hda_intel:card0', ms: 0.1 }]),
-    bd([{ kind: 'task', name: 'dd', pid: 201, prio: 120, ms: 1 }, { kind: 'task', name: 'dd', pid: 202, prio: 100, ms: 0.5 }]),
-    bd([{ kind: 'irq-latency', name: 'xrunhunt_inject_unlock', pid: 174, ms: 9, stack: ['xrunhunt_inject_unlock'] }], {
-      cls: 'irq-latency',
-      shape: 'hardirq',
-      complete: false,
-      missing: 'x',
-    }),
+    bd([
+      { kind: 'task', name: 'dd', pid: 179, prio: 120, ms: 2 },
+      { kind: 'irq', name: 'snd_hda_intel:card0', ms: 0.1 },
+    ]),
+    bd([
+      { kind: 'task', name: 'dd', pid: 201, prio: 120, ms: 1 },
+      { kind: 'task', name: 'dd', pid: 202, prio: 100, ms: 0.5 },
+    ]),
+    bd(
+      [
+        {
+          kind: 'irq-latency',
+          name: 'xrunhunt_inject_unlock',
+          pid: 174,
+          ms: 9,
+          stack: ['xrunhunt_inject_unlock'],
+        },
+      ],
+      {
+        cls: 'irq-latency',
+        shape: 'hardirq',
+        complete: false,
+        missing: 'x',
+      },
+    ),
   ]);
   assert.equal(s.xruns, 3);
   assert.equal(s.complete, 2);
@@ -57,5 +77,8 @@ test('completeOnly and an empty list', () => {
   const s = summarizeBreakdowns([one, { ...one, complete: false }], { completeOnly: true });
   assert.equal(s.xruns, 1);
   const none = summarizeBreakdowns([]);
-  assert.deepEqual([none.xruns, none.completeShare, none.meanLatenessMs, none.blockers.length], [0, 0, 0, 0]);
+  assert.deepEqual(
+    [none.xruns, none.completeShare, none.meanLatenessMs, none.blockers.length],
+    [0, 0, 0, 0],
+  );
 });

@@ -42,7 +42,9 @@ export interface BreakdownSummary {
 
 /** The parts that name something to blame, as a ranking key. */
 function blockerKey(p: BreakdownPart): string {
-  return p.kind === 'task' ? `task\u0000${p.name}\u0000${p.prio ?? ''}` : `${p.kind}\u0000${p.name}`;
+  return p.kind === 'task'
+    ? `task\u0000${p.name}\u0000${p.prio ?? ''}`
+    : `${p.kind}\u0000${p.name}`;
 }
 
 /** Aggregates breakdowns (optionally only the complete ones) into counts and a blocker ranking. */

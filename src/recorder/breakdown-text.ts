@@ -55,7 +55,9 @@ export function breakdownLines(b: XrunBreakdown, options: { maxParts?: number } 
   }
   const stack = b.parts[0]?.stack;
   if (stack && stack.length > 0)
-    lines.push(`  stack of ${escapeControlChars(b.parts[0]!.name)}: ${stack.slice(0, 6).map(escapeControlChars).join(' < ')}`);
+    lines.push(
+      `  stack of ${escapeControlChars(b.parts[0]!.name)}: ${stack.slice(0, 6).map(escapeControlChars).join(' < ')}`,
+    );
   if (!b.complete) lines.push(`  incomplete: ${escapeControlChars(b.missing ?? 'events missing')}`);
   return lines;
 }

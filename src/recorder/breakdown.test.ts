@@ -14,7 +14,15 @@ const HDA = 'irq=33 name=snd_hda_intel:card0';
 function L(ts: number, cpu: number, task: string, flags: string, body: string): string {
   return `${task.padStart(16)} [${String(cpu).padStart(3, '0')}] ${flags} ${ts.toFixed(6)}: ${body}`;
 }
-function sw(ts: number, cpu: number, prev: string, prio: number, state: string, next: string, nprio: number): string {
+function sw(
+  ts: number,
+  cpu: number,
+  prev: string,
+  prio: number,
+  state: string,
+  next: string,
+  nprio: number,
+): string {
   const [pc, pp] = split(prev);
   const [nc, np] = split(next);
   return L(
@@ -25,9 +33,23 @@ function sw(ts: number, cpu: number, prev: string, prio: number, state: string, 
     `sched_switch: prev_comm=${pc} prev_pid=${pp} prev_prio=${prio} prev_state=${state} ==> next_comm=${nc} next_pid=${np} next_prio=${nprio}`,
   );
 }
-function wake(ts: number, cpu: number, cur: string, flags: string, who: string, prio: number, target: number): string {
+function wake(
+  ts: number,
+  cpu: number,
+  cur: string,
+  flags: string,
+  who: string,
+  prio: number,
+  target: number,
+): string {
   const [c, p] = split(who);
-  return L(ts, cpu, cur, flags, `sched_waking: comm=${c} pid=${p} prio=${prio} target_cpu=${String(target).padStart(3, '0')}`);
+  return L(
+    ts,
+    cpu,
+    cur,
+    flags,
+    `sched_waking: comm=${c} pid=${p} prio=${prio} target_cpu=${String(target).padStart(3, '0')}`,
+  );
 }
 function split(task: string): [string, string] {
   const i = task.lastIndexOf('-');
@@ -142,7 +164,10 @@ test('irq-latency: a late period interrupt, the interrupted function named from 
   assert.deepEqual(top.stack?.slice(0, 2), ['xrunhunt_inject_unlock', 'xrunhunt_inject_init']);
   near(part(b, 'own-run', 'irq/33-snd_hda_')?.ms, 0.05, 'IRQ thread run');
   near(part(b, 'task', 'insmod')?.ms, 0.03, 'insmod after the interrupt');
-  assert.match(b.summary, /period interrupt came late: xrunhunt_inject_unlock for 9\.00 ms of 9\.10 ms/);
+  assert.match(
+    b.summary,
+    /period interrupt came late: xrunhunt_inject_unlock for 9\.00 ms of 9\.10 ms/,
+  );
 });
 
 test('irq-latency without a stack: a sleeping writer whose period interrupt was overdue', () => {
@@ -168,7 +193,13 @@ test('interference: a long hard IRQ handler on the woken writer’s CPU (process
   // aplay woken by its timer at 1.00001; virtio's handler runs 1.5 ms; dd 0.18 ms; aplay runs
   // 0.3 ms and detects the XRUN in its own write: lateness 1.99 ms.
   const b = run([
-    L(1.0, 0, 'dd-150', 'd.h1.', 'hrtimer_expire_entry: hrtimer=(____ptrval____) function=hrtimer_wakeup now=1000000000'),
+    L(
+      1.0,
+      0,
+      'dd-150',
+      'd.h1.',
+      'hrtimer_expire_entry: hrtimer=(____ptrval____) function=hrtimer_wakeup now=1000000000',
+    ),
     wake(1.00001, 0, 'dd-150', 'd.h2.', 'aplay-100', 120, 0),
     L(1.00002, 0, 'dd-150', 'd.h1.', 'hrtimer_expire_exit: hrtimer=(____ptrval____)'),
     irqIn(1.0001, 0, 'dd-150', 'irq=25 name=virtio0-requests'),
@@ -205,7 +236,13 @@ test('interference: a softirq run on interrupt exit holds the CPU', () => {
 test('woken-late: runnable on a CPU that stayed idle (exit from idle)', () => {
   // Woken at 1.0 for cpu 1, which is idle until it switches to aplay at 1.0015.
   const b = run([
-    L(0.999, 1, '<idle>-0', 'd.h1.', 'hrtimer_expire_entry: hrtimer=(____ptrval____) function=tick_sched_timer now=999000000'),
+    L(
+      0.999,
+      1,
+      '<idle>-0',
+      'd.h1.',
+      'hrtimer_expire_entry: hrtimer=(____ptrval____) function=tick_sched_timer now=999000000',
+    ),
     L(0.99901, 1, '<idle>-0', 'd.h1.', 'hrtimer_expire_exit: hrtimer=(____ptrval____)'),
     wake(1.0, 0, 'dd-150', 'd..3.', 'aplay-100', 120, 1),
     sw(1.0015, 1, 'swapper/1-0', 120, 'R', 'aplay-100', 120),
@@ -221,7 +258,13 @@ test('woken-late: runnable on a CPU that stayed idle (exit from idle)', () => {
 test('application-late: the thread itself ran most of the time', () => {
   // Woken at 1.0 on an idle cpu 0, running from 1.00005; its own run 2.95 ms.
   const b = run([
-    L(0.9995, 0, '<idle>-0', 'd..2.', 'sched_waking: comm=rcu_preempt pid=15 prio=120 target_cpu=000'),
+    L(
+      0.9995,
+      0,
+      '<idle>-0',
+      'd..2.',
+      'sched_waking: comm=rcu_preempt pid=15 prio=120 target_cpu=000',
+    ),
     wake(1.0, 0, '<idle>-0', 'd.h2.', 'aplay-100', 120, 0),
     sw(1.00005, 0, 'swapper/0-0', 120, 'R', 'aplay-100', 120),
     xrun(1.003, 0, 'aplay-100', '.....'),
@@ -236,7 +279,8 @@ test('application-late: the writer slept through regular period interrupts (slee
   // aplay went to sleep at 0.995 and nobody woke it; interrupts every 1 ms on time. Due one
   // buffer before the hit (1.00101); the interrupts at 1.002 and 1.003 ran in that time.
   const lines = [sw(0.995, 0, 'aplay-100', 120, 'S', 'dd-150', 120)];
-  for (let t = 0.996; t < 1.0025; t += 0.001) lines.push(irqIn(t, 0, 'dd-150'), irqOut(t + 0.00001, 0, 'dd-150'));
+  for (let t = 0.996; t < 1.0025; t += 0.001)
+    lines.push(irqIn(t, 0, 'dd-150'), irqOut(t + 0.00001, 0, 'dd-150'));
   lines.push(irqIn(1.003, 0, 'dd-150'), xrun(1.00301, 0, 'dd-150', 'dNh2.'));
   const b = run(lines, { ...timing, writerPids: [100] });
   assert.equal(b.cls, 'application-late');
@@ -244,18 +288,29 @@ test('application-late: the writer slept through regular period interrupts (slee
   assert.equal(b.parts.length, 1);
   assert.deepEqual([b.parts[0]!.kind, b.parts[0]!.name], ['sleep', 'aplay']);
   near(b.latenessMs, 2.0, 'one buffer');
-  assert.match(b.summary, /slept without a wake-up for 2\.00 ms of 2\.00 ms: the application chose to wait/);
+  assert.match(
+    b.summary,
+    /slept without a wake-up for 2\.00 ms of 2\.00 ms: the application chose to wait/,
+  );
   assert.match(b.summary, /the sound interrupt ran 2 times meanwhile without waking it/);
 });
 
 test('no late thread: incomplete, never a made-up answer', () => {
-  const b = run([irqIn(1.0, 0, 'dd-150'), irqOut(1.00001, 0, 'dd-150'), irqIn(1.001, 0, 'dd-150'), xrun(1.00101, 0, 'dd-150', 'd.h2.')]);
+  const b = run([
+    irqIn(1.0, 0, 'dd-150'),
+    irqOut(1.00001, 0, 'dd-150'),
+    irqIn(1.001, 0, 'dd-150'),
+    xrun(1.00101, 0, 'dd-150', 'd.h2.'),
+  ]);
   assert.equal(b.complete, false);
   assert.match(b.missing ?? '', /late thread is unknown/);
   assert.deepEqual([b.parts[0]!.kind, b.parts[0]!.ms, b.parts[0]!.share], ['unexplained', 0, 1]);
   assert.match(b.summary, /no late thread found/);
   // A writer pid that no event names: not waiting, not asleep as far as the trace shows.
-  const given = run([irqIn(1.0, 0, 'dd-150'), xrun(1.00001, 0, 'dd-150', 'd.h2.')], { ...timing, writerPids: [777] });
+  const given = run([irqIn(1.0, 0, 'dd-150'), xrun(1.00001, 0, 'dd-150', 'd.h2.')], {
+    ...timing,
+    writerPids: [777],
+  });
   assert.equal(given.complete, false);
   assert.match(given.missing ?? '', /no candidate thread/);
 });
@@ -283,7 +338,13 @@ test('the chain: a writer woken late by an IRQ thread that was kept waiting (PRE
     wake(1.00002, 0, 'insmod-200', 'dNh3.', 'irq/33-snd_hda_-50', 49, 0),
     irqIn(1.001, 0, 'insmod-200'),
     irqOut(1.00101, 0, 'insmod-200'),
-    L(1.004, 0, 'insmod-200', 'dNh1.', 'hrtimer_expire_entry: hrtimer=(____ptrval____) function=tick_sched_timer now=1004000000'),
+    L(
+      1.004,
+      0,
+      'insmod-200',
+      'dNh1.',
+      'hrtimer_expire_entry: hrtimer=(____ptrval____) function=tick_sched_timer now=1004000000',
+    ),
     L(1.00401, 0, 'insmod-200', 'dNh1.', 'hrtimer_expire_exit: hrtimer=(____ptrval____)'),
     sw(1.008, 0, 'insmod-200', 120, 'R+', 'irq/33-snd_hda_-50', 49),
     wake(1.0081, 0, 'irq/33-snd_hda_-50', 'D..4.', 'aplay-100', 120, 0),
@@ -294,6 +355,10 @@ test('the chain: a writer woken late by an IRQ thread that was kept waiting (PRE
   assert.deepEqual(b.late, { comm: 'irq/33-snd_hda_', pid: 50, role: 'irq-thread' });
   assert.equal(b.cls, 'blocked-by-task');
   assert.equal(b.dueTs, 1.00002);
-  near(part(b, 'task', 'insmod')?.ms, 7.96, 'insmod: 1.00002→1.008 is 7.98, minus 0.01 sound irq and 0.01 tick');
+  near(
+    part(b, 'task', 'insmod')?.ms,
+    7.96,
+    'insmod: 1.00002→1.008 is 7.98, minus 0.01 sound irq and 0.01 tick',
+  );
   near(part(b, 'own-run', 'aplay')?.ms, 0.3, 'aplay');
 });

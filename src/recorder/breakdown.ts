@@ -114,7 +114,11 @@ export function breakdownXrun(
         links: chain.links.concat([{ c, from: c.awakeSince, to: t1 }]),
         awake: true,
       };
-    } else if (c.asleepSince !== undefined && c.role !== 'irq-thread' && c.role !== 'softirq-thread') {
+    } else if (
+      c.asleepSince !== undefined &&
+      c.role !== 'irq-thread' &&
+      c.role !== 'softirq-thread'
+    ) {
       const start = Math.max(c.asleepSince, t1 - timing.bufferSeconds, t0);
       if (start < t1)
         r = {
@@ -202,9 +206,7 @@ function chainBefore(
       const before = chainBefore(ctx, w, w.awakeSince, depth + 1);
       return {
         start: before.start,
-        parts: before.parts.concat(
-          accountStates(w, w.awakeSince, awake, occ, stretches, rules),
-        ),
+        parts: before.parts.concat(accountStates(w, w.awakeSince, awake, occ, stretches, rules)),
         links: before.links.concat([{ c: w, from: w.awakeSince, to: awake }]),
       };
     }
@@ -254,7 +256,8 @@ function findCandidates(
   if (shape === 'softirq' && SOFTIRQ_THREAD_COMM.test(hit.comm))
     add(hit.pid, hit.comm, 'softirq-thread');
   if (timing.writerPids && timing.writerPids.length > 0) {
-    for (const pid of timing.writerPids) add(pid, pid === hit.pid ? hit.comm : `pid ${pid}`, 'writer');
+    for (const pid of timing.writerPids)
+      add(pid, pid === hit.pid ? hit.comm : `pid ${pid}`, 'writer');
   } else if (shape === 'process') add(hit.pid, hit.comm, 'detector');
   else {
     const w = inferWriter(evs, hit, shape, isSound);
@@ -467,7 +470,9 @@ function finish(
   let list = [...merged.values()].sort((a, b) => b.ms - a.ms);
   const latenessMs = Math.max(0, (t1 - due) * 1000);
   if (list.length === 0)
-    list = [{ kind: 'unexplained', name: late ? 'nothing late in the window' : 'no late thread', ms: 0 }];
+    list = [
+      { kind: 'unexplained', name: late ? 'nothing late in the window' : 'no late thread', ms: 0 },
+    ];
   const total = list.reduce((s, p) => s + p.ms, 0);
   const parts: BreakdownPart[] = list.map((p) => ({
     ...p,

@@ -19,11 +19,17 @@ const text = [
 test('segments: the task, a nested IRQ and softirq, idle', () => {
   const { events } = parseTraceText(text);
   const occ = cpuOccupancy(events, 0.9995, 1.001);
-  const segs = occ.get(0)!.map((s) => [
-    +(s.start * 1e6).toFixed(0),
-    +(s.end * 1e6).toFixed(0),
-    s.occupant.kind === 'task' ? s.occupant.comm : s.occupant.kind === 'idle' ? 'idle' : `${s.occupant.kind}:${s.occupant.name}`,
-  ]);
+  const segs = occ
+    .get(0)!
+    .map((s) => [
+      +(s.start * 1e6).toFixed(0),
+      +(s.end * 1e6).toFixed(0),
+      s.occupant.kind === 'task'
+        ? s.occupant.comm
+        : s.occupant.kind === 'idle'
+          ? 'idle'
+          : `${s.occupant.kind}:${s.occupant.name}`,
+    ]);
   assert.deepEqual(segs, [
     [999500, 1000100, 'dd'], // known from the first event's comm-pid, back to the window start
     [1000100, 1000150, 'irq:snd_hda_intel:card0'],
@@ -33,7 +39,9 @@ test('segments: the task, a nested IRQ and softirq, idle', () => {
     [1000500, 1000800, 'aplay'],
     [1000800, 1001000, 'idle'],
   ]);
-  const slice = occupantsBetween(occ, 0, 1.0002, 1.0006).map((s) => +((s.end - s.start) * 1e6).toFixed(0));
+  const slice = occupantsBetween(occ, 0, 1.0002, 1.0006).map(
+    (s) => +((s.end - s.start) * 1e6).toFixed(0),
+  );
   assert.deepEqual(slice, [50, 50, 200, 100]);
   assert.deepEqual(occupantsBetween(occ, 1, 1.0, 1.001), [], 'no events on cpu 1: no segments');
 });

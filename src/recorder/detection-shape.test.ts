@@ -39,13 +39,43 @@ test('flagContext reads the third column, the fourth on PREEMPT_RT’s 7-char fl
 });
 
 test('without flags, the stack tells (innermost first)', () => {
-  const threaded = ['__snd_pcm_xrun', 'snd_pcm_period_elapsed', 'azx_interrupt', 'irq_forced_thread_fn', 'irq_thread', 'kthread'];
+  const threaded = [
+    '__snd_pcm_xrun',
+    'snd_pcm_period_elapsed',
+    'azx_interrupt',
+    'irq_forced_thread_fn',
+    'irq_thread',
+    'kthread',
+  ];
   assert.equal(detectionShape(hit('x', '', threaded)), 'irq-thread');
-  const hard = ['__snd_pcm_xrun+0x5/0xa [snd_pcm]', 'azx_interrupt+0x91/0xd0 [snd_hda_codec]', '__handle_irq_event_percpu+0x112/0x2b0', 'handle_irq_event', 'common_interrupt', 'asm_common_interrupt', 'snd_pcm_lib_write'];
+  const hard = [
+    '__snd_pcm_xrun+0x5/0xa [snd_pcm]',
+    'azx_interrupt+0x91/0xd0 [snd_hda_codec]',
+    '__handle_irq_event_percpu+0x112/0x2b0',
+    'handle_irq_event',
+    'common_interrupt',
+    'asm_common_interrupt',
+    'snd_pcm_lib_write',
+  ];
   assert.equal(shapeFromStack(hard), 'hardirq', 'a hard IRQ on top of a syscall is the hard IRQ');
-  const ioctl = ['__snd_pcm_xrun', 'snd_pcm_update_state', 'snd_pcm_update_hw_ptr0', 'snd_pcm_hwsync', 'snd_pcm_common_ioctl', 'snd_pcm_ioctl', '__x64_sys_ioctl'];
+  const ioctl = [
+    '__snd_pcm_xrun',
+    'snd_pcm_update_state',
+    'snd_pcm_update_hw_ptr0',
+    'snd_pcm_hwsync',
+    'snd_pcm_common_ioctl',
+    'snd_pcm_ioctl',
+    '__x64_sys_ioctl',
+  ];
   assert.equal(shapeFromStack(ioctl), 'process');
-  const soft = ['__snd_pcm_xrun', 'dummy_hrtimer_callback', '__hrtimer_run_queues', 'hrtimer_run_softirq', 'handle_softirqs', 'run_ksoftirqd'];
+  const soft = [
+    '__snd_pcm_xrun',
+    'dummy_hrtimer_callback',
+    '__hrtimer_run_queues',
+    'hrtimer_run_softirq',
+    'handle_softirqs',
+    'run_ksoftirqd',
+  ];
   assert.equal(shapeFromStack(soft), 'softirq');
   assert.equal(shapeFromStack(['foo', 'bar']), undefined);
   assert.equal(detectionShape(hit('x', '', ['foo'])), 'process', 'nothing else known: a task');

@@ -16,7 +16,14 @@ const irqEntry = [
 
 test('the lab injector behind a nested timer interrupt (real 6.1 stack)', () => {
   const c = interruptedCode(
-    [...irqEntry, 'preempt_schedule_irq', 'asm_sysvec_apic_timer_interrupt', 'xrunhunt_inject_unlock', 'xrunhunt_inject_init', 'do_one_initcall'],
+    [
+      ...irqEntry,
+      'preempt_schedule_irq',
+      'asm_sysvec_apic_timer_interrupt',
+      'xrunhunt_inject_unlock',
+      'xrunhunt_inject_init',
+      'do_one_initcall',
+    ],
     loadRules(),
   );
   assert.equal(c.function, 'xrunhunt_inject_unlock');
@@ -25,7 +32,11 @@ test('the lab injector behind a nested timer interrupt (real 6.1 stack)', () => 
 
 test('frames with offsets and modules keep the module', () => {
   const c = interruptedCode(
-    [...irqEntry, 'test_unlock+0x12/0x40 [test_lockup]', 'test_lockup_init+0x1c/0x90 [test_lockup]'],
+    [
+      ...irqEntry,
+      'test_unlock+0x12/0x40 [test_lockup]',
+      'test_lockup_init+0x1c/0x90 [test_lockup]',
+    ],
     loadRules(),
   );
   assert.equal(c.function, 'test_unlock');
@@ -34,7 +45,10 @@ test('frames with offsets and modules keep the module', () => {
 });
 
 test('idle and empty stacks', () => {
-  const idle = interruptedCode([...irqEntry, 'default_idle', 'default_idle_call', 'do_idle', 'cpu_startup_entry'], loadRules());
+  const idle = interruptedCode(
+    [...irqEntry, 'default_idle', 'default_idle_call', 'do_idle', 'cpu_startup_entry'],
+    loadRules(),
+  );
   assert.equal(idle.cls, 'idle');
   assert.equal(interruptedCode([], loadRules()).function, null);
   assert.equal(ftraceStackItems(['not a frame !!']).length, 0);

@@ -15,12 +15,19 @@ const hit: XrunHit = { cpu: 0, ts: 2, comm: 'irq/33-snd_hda_', pid: 159, flags: 
 
 test('which interrupts are the sound card’s: given names, an IRQ thread’s number, a sound hrtimer', () => {
   const { events } = parseTraceText(
-    [entry(1.0), entry(1.0005, 'dd-150', '25 name=virtio0-requests'),
-      '     ksoftirqd/1-21 [001] ..s.. 1.000700: hrtimer_expire_entry: hrtimer=(____ptrval____) function=dummy_hrtimer_callback [snd_dummy] now=1'].join('\n'),
+    [
+      entry(1.0),
+      entry(1.0005, 'dd-150', '25 name=virtio0-requests'),
+      '     ksoftirqd/1-21 [001] ..s.. 1.000700: hrtimer_expire_entry: hrtimer=(____ptrval____) function=dummy_hrtimer_callback [snd_dummy] now=1',
+    ].join('\n'),
   );
   const byThread = soundIrqMatcher(events, hit, { periodSeconds: P, bufferSeconds: 2 * P });
   assert.deepEqual(events.map(byThread), [true, false, true]);
-  const byName = soundIrqMatcher(events, { ...hit, comm: 'aplay' }, { periodSeconds: P, bufferSeconds: 2 * P, irqNames: ['virtio0-requests'] });
+  const byName = soundIrqMatcher(
+    events,
+    { ...hit, comm: 'aplay' },
+    { periodSeconds: P, bufferSeconds: 2 * P, irqNames: ['virtio0-requests'] },
+  );
   assert.deepEqual(events.map(byName), [false, true, true]);
 });
 
@@ -34,11 +41,18 @@ test('a late interrupt with a silent CPU in between is irqs-off; a busy CPU is n
   const busy = [entry(1.0)];
   for (let t = 1.001; t < 1.0105; t += 0.001) busy.push(tick(t));
   busy.push(entry(1.011));
-  const on = lateIrqStretches(parseTraceText(busy.join('\n')).events, (e) => e.name === 'irq_handler_entry', P);
+  const on = lateIrqStretches(
+    parseTraceText(busy.join('\n')).events,
+    (e) => e.name === 'irq_handler_entry',
+    P,
+  );
   assert.equal(on[0]!.irqsOff, false);
   // On time (within the slack): no stretch.
   const ok = parseTraceText([entry(1.0), entry(1.0 + P + lateIrqSlack(P) * 0.9)].join('\n')).events;
-  assert.deepEqual(lateIrqStretches(ok, () => true, P), []);
+  assert.deepEqual(
+    lateIrqStretches(ok, () => true, P),
+    [],
+  );
 });
 
 test('the tick interval is read from the window, else the 4 ms of Debian’s HZ=250', () => {

@@ -19,7 +19,11 @@ test('threaded: the IRQ thread wakes aplay each period and a kworker once; aplay
     ].join('\n'),
   );
   const hit: XrunHit = { cpu: 0, ts: 1.002, comm: 'irq/33-snd_hda_', pid: 159, flags: 'D..1.' };
-  assert.deepEqual(inferWriter(events, hit, 'irq-thread', sound), { pid: 180, comm: 'aplay', wakeups: 2 });
+  assert.deepEqual(inferWriter(events, hit, 'irq-thread', sound), {
+    pid: 180,
+    comm: 'aplay',
+    wakeups: 2,
+  });
 });
 
 test('hard IRQ: a wake-up inside the sound handler counts, one inside another handler does not', () => {
@@ -48,5 +52,8 @@ test('snd-dummy: a wake-up inside the dummy hrtimer callback (softirq) counts', 
   );
   const hit: XrunHit = { cpu: 1, ts: 1.002, comm: 'ksoftirqd/1', pid: 21, flags: 'd.s1.' };
   assert.equal(inferWriter(events, hit, 'softirq', () => false)?.comm, 'aplay');
-  assert.equal(inferWriter([], hit, 'softirq', () => false), undefined);
+  assert.equal(
+    inferWriter([], hit, 'softirq', () => false),
+    undefined,
+  );
 });

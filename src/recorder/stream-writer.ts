@@ -7,7 +7,8 @@ import { IRQ_THREAD_COMM } from './detection-shape.js';
 import { SOUND_TIMER } from './sound-irq.js';
 
 /** Kernel threads that the period path also wakes (workqueues, RCU): never the writer. */
-const KERNEL_THREAD = /^(?:kworker\/|ksoftirqd\/|ktimers\/|rcu_|rcuc\/|rcuog\/|migration\/|kswapd|kcompactd|watchdog\/|cpuhp\/|irq\/)/;
+const KERNEL_THREAD =
+  /^(?:kworker\/|ksoftirqd\/|ktimers\/|rcu_|rcuc\/|rcuog\/|migration\/|kswapd|kcompactd|watchdog\/|cpuhp\/|irq\/)/;
 
 export interface WriterGuess {
   pid: number;

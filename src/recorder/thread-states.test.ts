@@ -20,7 +20,12 @@ test('sleeping → woken (one wake-up for waking+wakeup) → running → preempt
   assert.equal(tl.comm, 'aplay');
   assert.equal(tl.unseen, false);
   assert.deepEqual(
-    tl.segments.map((s) => [s.state, +(s.start * 1e6).toFixed(0), +(s.end * 1e6).toFixed(0), s.cpu]),
+    tl.segments.map((s) => [
+      s.state,
+      +(s.start * 1e6).toFixed(0),
+      +(s.end * 1e6).toFixed(0),
+      s.cpu,
+    ]),
     [
       ['sleeping', 1000000, 1000100, undefined],
       ['runnable', 1000100, 1000200, 0],
@@ -41,5 +46,8 @@ test('the state before the first event: switched out → it was running; seen cu
   assert.equal(tl.segments[0]!.start, 1.0);
   const idle = threadTimeline(events, 999, 1.0, 1.001);
   assert.equal(idle.unseen, true);
-  assert.deepEqual(idle.segments.map((s) => s.state), ['unknown']);
+  assert.deepEqual(
+    idle.segments.map((s) => s.state),
+    ['unknown'],
+  );
 });

@@ -26,13 +26,22 @@ test('an IRQ thread comm with dashes, 5-char flags (Debian 6.1)', () => {
   );
   assert.deepEqual(
     { comm: e.comm, pid: e.pid, cpu: e.cpu, flags: e.flags, ts: e.ts, name: e.name },
-    { comm: 'irq/33-snd_hda_', pid: 159, cpu: 0, flags: 'D..4.', ts: 8.570439, name: 'sched_waking' },
+    {
+      comm: 'irq/33-snd_hda_',
+      pid: 159,
+      cpu: 0,
+      flags: 'D..4.',
+      ts: 8.570439,
+      name: 'sched_waking',
+    },
   );
   assert.deepEqual(e.fields, { comm: 'aplay', pid: '180', prio: '120', target_cpu: '000' });
 });
 
 test('<idle>-0, 4-char flags (old kernels), 7-char flags (PREEMPT_RT), no flags column', () => {
-  const old = event('          <idle>-0       [001] d.h1  7.300000: irq_handler_entry: irq=1 name=i8042');
+  const old = event(
+    '          <idle>-0       [001] d.h1  7.300000: irq_handler_entry: irq=1 name=i8042',
+  );
   assert.equal(old.flags, 'd.h1');
   const idle = event(
     '          <idle>-0       [001] d..2.     8.569811: sched_switch: prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> next_comm=dmesg next_pid=151 next_prio=120',
@@ -44,7 +53,9 @@ test('<idle>-0, 4-char flags (old kernels), 7-char flags (PREEMPT_RT), no flags 
   );
   assert.equal(rt.flags, '.....11');
   assert.equal(rt.fields['location'], '__snd_pcm_xrun+0x0/0xc0 [snd_pcm]');
-  const bare = event('            bash-1234  [002]  1234.567890: sched_wakeup: comm=x pid=5 prio=120 success=1 target_cpu=002');
+  const bare = event(
+    '            bash-1234  [002]  1234.567890: sched_wakeup: comm=x pid=5 prio=120 success=1 target_cpu=002',
+  );
   assert.equal(bare.flags, '');
   assert.equal(bare.fields['success'], '1');
   assert.equal(bare.fields['target_cpu'], '002');
@@ -56,7 +67,9 @@ test('the record-tgid column is skipped', () => {
   );
   assert.equal(e.comm, 'aplay');
   assert.equal(e.fields['next_comm'], 'cat');
-  const dash = event('          <idle>-0       (-------) [001] d..2.     1.000000: sched_waking: comm=a pid=2 prio=120 target_cpu=001');
+  const dash = event(
+    '          <idle>-0       (-------) [001] d..2.     1.000000: sched_waking: comm=a pid=2 prio=120 target_cpu=001',
+  );
   assert.equal(dash.pid, 0);
 });
 
@@ -82,18 +95,31 @@ test('sched_switch fields are read by key, so a comm with spaces keeps them', ()
 });
 
 test('softirq, irq and hrtimer fields of both eras', () => {
-  assert.deepEqual(parseEventFields('softirq_entry', 'vec=9 [action=RCU]'), { vec: '9', action: 'RCU' });
+  assert.deepEqual(parseEventFields('softirq_entry', 'vec=9 [action=RCU]'), {
+    vec: '9',
+    action: 'RCU',
+  });
   assert.deepEqual(parseEventFields('irq_handler_entry', 'irq=33 name=snd_hda_intel:card0'), {
     irq: '33',
     name: 'snd_hda_intel:card0',
   });
   assert.deepEqual(
-    parseEventFields('hrtimer_expire_entry', 'hrtimer=(____ptrval____) function=dummy_hrtimer_callback [snd_dummy] now=7075685550'),
-    { hrtimer: '(____ptrval____)', function: 'dummy_hrtimer_callback [snd_dummy]', now: '7075685550' },
+    parseEventFields(
+      'hrtimer_expire_entry',
+      'hrtimer=(____ptrval____) function=dummy_hrtimer_callback [snd_dummy] now=7075685550',
+    ),
+    {
+      hrtimer: '(____ptrval____)',
+      function: 'dummy_hrtimer_callback [snd_dummy]',
+      now: '7075685550',
+    },
   );
   // Older kernels print now= before function=.
   assert.equal(
-    parseEventFields('hrtimer_expire_entry', 'hrtimer=ffff88003fc0e8a0 now=123 function=tick_sched_timer')['function'],
+    parseEventFields(
+      'hrtimer_expire_entry',
+      'hrtimer=ffff88003fc0e8a0 now=123 function=tick_sched_timer',
+    )['function'],
     'tick_sched_timer',
   );
 });
@@ -117,7 +143,9 @@ test('a stack block attaches to its event, also with another CPU’s event in be
 });
 
 test('a stack trace line without its event, or stray frames, are counted, not attached', () => {
-  const { events, stats } = parseTraceText(' => orphan\n  x-1 [000] d..1. 1.000000: <stack trace>\n => f\n');
+  const { events, stats } = parseTraceText(
+    ' => orphan\n  x-1 [000] d..1. 1.000000: <stack trace>\n => f\n',
+  );
   assert.equal(events.length, 0);
   assert.equal(stats.unparsed, 3);
 });
@@ -125,11 +153,16 @@ test('a stack trace line without its event, or stray frames, are counted, not at
 test('lost events become a lost_events event at the last time seen', () => {
   const got: TraceEvent[] = [];
   const p = createTraceParser((e) => got.push(e));
-  p.push('           aplay-180     [000] d..2.     8.568554: sched_switch: prev_comm=aplay prev_pid=180 prev_prio=120 prev_state=S ==> next_comm=cat next_pid=178 next_prio=120');
+  p.push(
+    '           aplay-180     [000] d..2.     8.568554: sched_switch: prev_comm=aplay prev_pid=180 prev_prio=120 prev_state=S ==> next_comm=cat next_pid=178 next_prio=120',
+  );
   p.push('CPU:1 [LOST 123 EVENTS]');
   p.end();
   const lost = got.find((e) => e.name === LOST_EVENTS);
-  assert.deepEqual({ cpu: lost?.cpu, ts: lost?.ts, count: lost?.fields['count'] }, { cpu: 1, ts: 8.568554, count: '123' });
+  assert.deepEqual(
+    { cpu: lost?.cpu, ts: lost?.ts, count: lost?.fields['count'] },
+    { cpu: 1, ts: 8.568554, count: '123' },
+  );
   assert.equal(p.stats.lostEvents, 123);
 });
 
