@@ -26,6 +26,7 @@ export interface BlockerRank {
   stack?: readonly string[];
 }
 
+/** What many breakdowns add up to: counts, completeness, lateness, the blocker ranking. */
 export interface BreakdownSummary {
   xruns: number;
   /** Breakdowns that were complete (the window covered, no events lost, late thread found). */

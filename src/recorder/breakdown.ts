@@ -24,6 +24,7 @@ import type {
 import {
   cpuOccupancy,
   occupantsBetween,
+  priorities,
   type CpuOccupancy,
   type Occupant,
 } from './cpu-occupancy.js';
@@ -34,6 +35,7 @@ import { inferWriter } from './stream-writer.js';
 import { threadTimeline, type ThreadTimeline } from './thread-states.js';
 import { LOST_EVENTS } from './trace-line.js';
 
+/** What the caller may add: rule lists, the window start. */
 export interface BreakdownOptions {
   /** Rule lists for naming interrupted code (default: the shipped ones). */
   rules?: RuleSet;
@@ -57,6 +59,8 @@ interface Candidate {
   awakeSince?: number;
   /** Start of its current sleep, when it sleeps at the hit. */
   asleepSince?: number;
+  /** Its kernel priority as the events print it. */
+  prio?: number;
 }
 
 /** A raw (unmerged) share of time. */
@@ -223,7 +227,10 @@ function candidate(
   t: number,
 ): Candidate {
   const tl = threadTimeline(evs, pid, t0, t);
-  return { pid, comm: tl.comm ?? comm, role, tl, ...episode(tl, t) };
+  const c: Candidate = { pid, comm: tl.comm ?? comm, role, tl, ...episode(tl, t) };
+  const prio = priorities(evs).get(pid);
+  if (prio !== undefined) c.prio = prio;
+  return c;
 }
 
 function windowMissing(due: number, t0: number): string {
@@ -399,8 +406,15 @@ function accountStates(
       let len = o.end - o.start;
       covered += len;
       if (seg.state === 'runnable') {
-        // Interrupts off on its CPU: no tick, no preemption — the IRQ-off code held it.
-        for (const s of off)
+        // Interrupts off on its CPU: no tick, no preemption — the IRQ-off code held it. Only
+        // when it could have preempted what ran: a higher-priority task kept the CPU anyway.
+        const o2 = o.occupant;
+        const wouldPreempt =
+          o2.kind !== 'task' ||
+          o2.prio === undefined ||
+          late.prio === undefined ||
+          o2.prio >= late.prio;
+        for (const s of wouldPreempt ? off : [])
           if (s.cpu === cpu) {
             const ov = overlap(
               o.start,

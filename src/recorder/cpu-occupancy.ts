@@ -12,6 +12,7 @@ export type Occupant =
   | { kind: 'irq'; name: string }
   | { kind: 'softirq'; name: string };
 
+/** One stretch of a CPU held by one occupant. */
 export interface OccupancySegment {
   start: number;
   end: number;

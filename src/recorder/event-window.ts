@@ -4,6 +4,7 @@
 // CPUs loosely, so a window is sorted by time when it is read.
 import type { TraceEvent } from './breakdown-types.js';
 
+/** The two bounds of the window: age and count. */
 export interface EventWindowOptions {
   /** Events older than this many seconds (behind the newest one) are dropped. */
   keepSeconds: number;

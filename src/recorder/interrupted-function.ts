@@ -5,6 +5,7 @@ import { classifyStack, type StackItem } from '../analysis/classify.js';
 import type { RuleSet } from '../analysis/rules.js';
 import { classifyStackLine } from '../kernel/stack-line.js';
 
+/** The code an interrupt found running, as the stack analysis names it. */
 export interface InterruptedCode {
   /** The offender function ("xrunhunt_inject_unlock"), or null when the stack names none. */
   function: string | null;

@@ -10,6 +10,7 @@ import { SOUND_TIMER } from './sound-irq.js';
 const KERNEL_THREAD =
   /^(?:kworker\/|ksoftirqd\/|ktimers\/|rcu_|rcuc\/|rcuog\/|migration\/|kswapd|kcompactd|watchdog\/|cpuhp\/|irq\/)/;
 
+/** The writer as found from the wake-ups. */
 export interface WriterGuess {
   pid: number;
   comm: string;

@@ -4,8 +4,10 @@
 // switched out → it was running; woken → it was asleep). Pure: sorted events in, states out.
 import type { TraceEvent } from './breakdown-types.js';
 
+/** What a thread was doing, as far as the scheduler events tell. */
 export type ThreadState = 'running' | 'runnable' | 'sleeping' | 'unknown';
 
+/** One stretch of one state. */
 export interface StateSegment {
   start: number;
   end: number;
@@ -14,6 +16,7 @@ export interface StateSegment {
   cpu?: number;
 }
 
+/** A thread's states and wake-ups over a window. */
 export interface ThreadTimeline {
   pid: number;
   /** The comm the events print for it (the last seen). */

@@ -6,7 +6,7 @@
 # into the current folder (the lab's --out).
 # usage: sh breakdown-capture.sh NAME [plain|fifo-hog]
 #   fifo-hog: aplay runs SCHED_FIFO 50 on CPU 0, and a busy loop named xrunhog runs SCHED_FIFO 90
-#   on CPU 0 for about 50 ms, 8 times, 0.3 s apart.
+#   on CPU 0 for about 50 ms, 12 times, 0.3 s apart.
 set -u
 T=/sys/kernel/tracing
 N=$1
@@ -39,15 +39,17 @@ P=$!
 D=$!
 if [ "$MODE" = fifo-hog ]; then
   # A copy of sh, so that the busy loop's comm is xrunhog. The controller runs on CPU 1, where
-  # the hog cannot starve it: it starts the hog on CPU 0, waits until the hog really runs (an
-  # exec under TCG can take longer than the hog should last; at most 2 s), lets it spin for
-  # 50 ms and stops it.
+  # the hog cannot starve it: it starts the hog at SCHED_FIFO 90 on CPU 0, waits until it runs
+  # (an exec under TCG can be slow; at most 2 s); the hog first sleeps 0.1 s (its page faults
+  # are over by then) and then spins until it is stopped about 50 ms later. The sound interrupt
+  # goes to CPU 0 too (the VM is thrown away afterwards), so the hog holds everything aplay needs.
+  [ -n "$IRQ" ] && echo 0 > /proc/irq/$IRQ/smp_affinity_list
   cp /bin/sh /mnt/scratch/xrunhog
-  taskset -c 1 sh -c 'sleep 1; for k in 1 2 3 4 5 6 7 8; do
-      taskset -c 0 chrt -f 90 /mnt/scratch/xrunhog -c "while :; do :; done" & H=$!
+  taskset -c 1 sh -c 'sleep 1; for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
+      taskset -c 0 chrt -f 90 /mnt/scratch/xrunhog -c "sleep 0.1; while :; do :; done" & H=$!
       n=0; while [ "$(cat /proc/$H/comm 2>/dev/null)" != xrunhog ] && [ $n -lt 400 ]; do
         n=$((n+1)); sleep 0.005; done
-      sleep 0.05; kill $H; wait $H 2>/dev/null; sleep 0.3
+      sleep 0.15; kill $H; wait $H 2>/dev/null; sleep 0.3
     done' &
   # aplay can end early under SCHED_FIFO on QEMU's HDA (a write error): play again until 7 s.
   END=$(( $(date +%s) + 7 ))

@@ -127,14 +127,14 @@ test(
     assert.ok(hits.length >= 5, `at least 5 XRUNs in injection windows, got ${hits.length}`);
     // The late interrupt is the injector's: named by function, or — when its module was gone
     // before trace_pipe symbolized the stack — by the interrupted task's pid. Measured 29/30
-    // and 24/26 (two captures); margin: 80 %.
+    // and 22/26 (two captures, the second without the interrupt stack); margin: 70 %.
     const byInjector = share(
       hits,
       (b) =>
         b.cls === 'irq-latency' &&
         (b.parts[0]!.name === 'xrunhunt_inject_unlock' || injector.has(b.parts[0]!.pid ?? -1)),
     );
-    assert.ok(byInjector >= 0.8, `irq-latency in the injector: ${(byInjector * 100).toFixed(0)} %`);
+    assert.ok(byInjector >= 0.7, `irq-latency in the injector: ${(byInjector * 100).toFixed(0)} %`);
     // By function name: measured 23/30 (the rest unsymbolized addresses); margin: 50 %.
     const named = share(hits, (b) => b.parts[0]!.name === 'xrunhunt_inject_unlock');
     assert.ok(named >= 0.5, `xrunhunt_inject_unlock named: ${(named * 100).toFixed(0)} %`);
@@ -161,12 +161,12 @@ async function preemptCase(kernel: 'debian' | 'debian-rt', extra: string[]): Pro
   assert.ok(blocked >= 0.6, `blocked-by-task insmod: ${(blocked * 100).toFixed(0)} %`);
   // The top part names the injector (as the blocking task, or as the task the late interrupt
   // found running — under TCG a spinning vCPU also delays interrupts): measured 29/31, 20/22;
-  // margin: 80 %.
+  // margin: 70 %.
   const named = share(
     hits,
     (b) => b.parts[0]!.name === 'insmod' || injector.has(b.parts[0]!.pid ?? -1),
   );
-  assert.ok(named >= 0.8, `insmod on top: ${(named * 100).toFixed(0)} %`);
+  assert.ok(named >= 0.7, `insmod on top: ${(named * 100).toFixed(0)} %`);
 }
 
 test(
@@ -192,12 +192,13 @@ test(
     const hits = inWindow(all, runs);
     report('fifo hog', all, hits);
     assert.ok(hits.length >= 4, `at least 4 XRUNs in the hog's windows, got ${hits.length}`);
-    // FIFO 90 → kernel prio 9. Measured: see the report line; margin: 80 %.
+    // FIFO 90 → kernel prio 9. Measured 7/8 (the other: a late device interrupt while aplay
+    // slept); margin: 60 % (with ~10 XRUNs at p ≈ 0.9, a fail by chance is below 1 %).
     const blocked = share(
       hits,
       (b) =>
         b.cls === 'blocked-by-task' && b.parts[0]!.name === 'xrunhog' && b.parts[0]!.prio === 9,
     );
-    assert.ok(blocked >= 0.8, `blocked by xrunhog prio 9: ${(blocked * 100).toFixed(0)} %`);
+    assert.ok(blocked >= 0.6, `blocked by xrunhog prio 9: ${(blocked * 100).toFixed(0)} %`);
   },
 );
