@@ -39,7 +39,11 @@ import { LOST_EVENTS } from './trace-line.js';
 export interface BreakdownOptions {
   /** Rule lists for naming interrupted code (default: the shipped ones). */
   rules?: RuleSet;
-  /** Where the recorder's window starts (default: the first event's time). */
+  /**
+   * Where the recorder's window starts (default: the first event's time). A recorder passes
+   * max(hit − breakdownLookbackSeconds, EventWindow.oldestTs()), so that a window its count cap
+   * cut short is not taken for a covered one.
+   */
   windowStart?: number;
 }
 

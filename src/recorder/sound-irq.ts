@@ -135,7 +135,7 @@ function longestSilence(
 /** Debian's HZ=250 tick, when the window shows no two ticks on the CPU. */
 const DEFAULT_TICK = 0.004;
 
-/** The CPU's tick interval as the window shows it (shortest gap between two ticks, ≥ 0.5 ms). */
+/** The CPU's tick interval as the window shows it (shortest gap between two ticks, ≥ 0.5 ms; at most 4 ms). */
 export function tickSeconds(events: readonly TraceEvent[], cpu: number): number {
   let last: number | undefined;
   let best = Infinity;
@@ -145,5 +145,6 @@ export function tickSeconds(events: readonly TraceEvent[], cpu: number): number 
     if (last !== undefined && e.ts - last >= 0.0005) best = Math.min(best, e.ts - last);
     last = e.ts;
   }
-  return Number.isFinite(best) ? best : DEFAULT_TICK;
+  // A short window may hold only the two ticks around the silence itself: never above HZ=250's.
+  return Math.min(best, DEFAULT_TICK);
 }
