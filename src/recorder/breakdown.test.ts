@@ -362,3 +362,23 @@ test('the chain: a writer woken late by an IRQ thread that was kept waiting (PRE
   );
   near(part(b, 'own-run', 'aplay')?.ms, 0.3, 'aplay');
 });
+
+test('preemption off, not interrupts: a silent CPU after an ignored need-resched stays the task’s', () => {
+  // The IRQ thread is woken at 1.0 (need-resched set in insmod: dNh4.) but insmod keeps cpu 0
+  // (preemption off); cpu 0 then records nothing until 1.010 (a vCPU spinning under TCG takes no
+  // interrupts either). The silence is insmod's, not an irq-latency part: 10.0 of 10.1 ms.
+  const b = run([
+    irqIn(0.9995, 0, 'insmod-200'),
+    irqOut(0.99951, 0, 'insmod-200'),
+    irqIn(1.0, 0, 'insmod-200'),
+    irqOut(1.00001, 0, 'insmod-200'),
+    wake(1.00002, 0, 'insmod-200', 'dNh4.', 'irq/33-snd_hda_-50', 49, 0),
+    irqIn(1.01, 0, 'insmod-200'),
+    irqOut(1.01001, 0, 'insmod-200'),
+    sw(1.01002, 0, 'insmod-200', 120, 'R+', 'irq/33-snd_hda_-50', 49),
+    xrun(1.0101, 0, 'irq/33-snd_hda_-50', 'D..1.'),
+  ]);
+  assert.equal(b.cls, 'blocked-by-task');
+  assert.deepEqual([b.parts[0]!.kind, b.parts[0]!.name], ['task', 'insmod']);
+  near(b.parts[0]!.ms, 9.99, 'insmod');
+});

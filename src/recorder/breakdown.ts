@@ -411,7 +411,8 @@ function accountStates(
       covered += len;
       if (seg.state === 'runnable') {
         // Interrupts off on its CPU: no tick, no preemption — the IRQ-off code held it. Only
-        // when it could have preempted what ran: a higher-priority task kept the CPU anyway.
+        // when it could have preempted what ran: a higher-priority task, or one that had
+        // preemption off (need-resched set and still running), kept the CPU anyway.
         const o2 = o.occupant;
         const wouldPreempt =
           o2.kind !== 'task' ||
@@ -419,7 +420,7 @@ function accountStates(
           late.prio === undefined ||
           o2.prio >= late.prio;
         for (const s of wouldPreempt ? off : [])
-          if (s.cpu === cpu) {
+          if (s.cpu === cpu && !s.preemptOff) {
             const ov = overlap(
               o.start,
               o.end,

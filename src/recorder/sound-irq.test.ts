@@ -2,7 +2,13 @@
 // was silent (interrupts off, or the CPU not running) or busy with interrupts on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { lateIrqSlack, lateIrqStretches, soundIrqMatcher, tickSeconds } from './sound-irq.js';
+import {
+  lateIrqSlack,
+  lateIrqStretches,
+  reschedPending,
+  soundIrqMatcher,
+  tickSeconds,
+} from './sound-irq.js';
 import { parseTraceText } from './trace-line.js';
 import type { XrunHit } from './breakdown-types.js';
 
@@ -59,4 +65,17 @@ test('the tick interval is read from the window, else the 4 ms of Debian’s HZ=
   const { events } = parseTraceText([tick(1.0), tick(1.001), tick(1.002)].join('\n'));
   assert.ok(Math.abs(tickSeconds(events, 0) - 0.001) < 1e-9);
   assert.equal(tickSeconds(events, 1), 0.004);
+});
+
+test('reschedPending: need-resched set and no switch since', () => {
+  const { events } = parseTraceText(
+    [
+      '          insmod-200 [000] dNh4. 1.000000: sched_wakeup: comm=irq/33-snd_hda_ pid=50 prio=49 target_cpu=000',
+      '          insmod-200 [000] d..2. 1.002000: sched_switch: prev_comm=insmod prev_pid=200 prev_prio=120 prev_state=R+ ==> next_comm=irq/33-snd_hda_ next_pid=50 next_prio=49',
+      '          insmod-200 [001] dn.h4.. 1.000000: sched_wakeup: comm=x pid=5 prio=49 target_cpu=001',
+    ].join('\n'),
+  );
+  assert.equal(reschedPending(events, 0, 1.001), true);
+  assert.equal(reschedPending(events, 0, 1.003), false, 'it switched');
+  assert.equal(reschedPending(events, 1, 1.001), true, 'PREEMPT_RT flags');
 });

@@ -29,6 +29,11 @@ export interface LateIrqStretch {
   /** The longest silent gap of that CPU in the stretch: where interrupts were off, if they were. */
   silentFrom: number;
   silentTo: number;
+  /**
+   * Before the silence, the task on that CPU was asked to reschedule (need-resched set) and went
+   * on running: preemption was off, so it would have held the CPU with interrupts on as well.
+   */
+  preemptOff: boolean;
 }
 
 const SOUND_IRQ_NAME = /snd|hda|azx|audio|sound|ac97|intel8x0|usb/i;
@@ -107,6 +112,7 @@ export function lateIrqStretches(
         irqsOff: off,
         silentFrom: gap.from,
         silentTo: gap.to,
+        preemptOff: reschedPending(events, e.cpu, gap.from),
       });
     }
     prev = e;
@@ -147,4 +153,23 @@ export function tickSeconds(events: readonly TraceEvent[], cpu: number): number 
   }
   // A short window may hold only the two ticks around the silence itself: never above HZ=250's.
   return Math.min(best, DEFAULT_TICK);
+}
+
+/** The need-resched column of the latency flags (`N`, `n`, `p`; PREEMPT_RT's lazy `L`). */
+function needsResched(flags: string): boolean {
+  return (
+    (flags.length >= 4 && 'Nnp'.includes(flags[1]!)) || (flags.length >= 7 && flags[2] === 'L')
+  );
+}
+
+/** Whether the CPU's current task had need-resched set, with no switch since, by time t. */
+export function reschedPending(events: readonly TraceEvent[], cpu: number, t: number): boolean {
+  let pending = false;
+  for (const e of events) {
+    if (e.ts > t) break;
+    if (e.cpu !== cpu) continue;
+    if (e.name === 'sched_switch') pending = false;
+    else if (needsResched(e.flags)) pending = true;
+  }
+  return pending;
 }
