@@ -332,7 +332,10 @@ function irqLatencyPart(
   const part: RawPart = {
     kind: 'irq-latency',
     name: code?.function
-      ? `${code.function}${code.module ? ` [${code.module}]` : ''}`
+      ? /^0x[0-9a-f]+$/i.test(code.function)
+        ? // trace_pipe symbolizes when read: a module unloaded by then leaves a raw address.
+          `${s.entry.comm}: ${code.function} (no symbol: its module may be gone)`
+        : `${code.function}${code.module ? ` [${code.module}]` : ''}`
       : `${task.comm} (interrupts off or the CPU stalled; no stack at the interrupt)`,
     pid: code?.function ? s.entry.pid : task.pid,
     cpu: s.cpu,

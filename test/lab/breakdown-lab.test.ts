@@ -144,7 +144,7 @@ test(
     assert.ok(hits.length >= 5, `at least 5 XRUNs in injection windows, got ${hits.length}`);
     // The late interrupt is the injector's: named by function, or — when its module was gone
     // before trace_pipe symbolized the stack — by the interrupted task's pid. Measured 29/30 and
-    // 49/50 (and 24/26 in a capture without the interrupt stack); margin: 70 %.
+    // 49/50, 15/19 (and 24/26 in a capture without the interrupt stack); margin: 70 %.
     const byInjector = share(
       hits,
       (b) =>
@@ -152,9 +152,11 @@ test(
         (b.parts[0]!.name === 'xrunhunt_inject_unlock' || injector.has(b.parts[0]!.pid ?? -1)),
     );
     assert.ok(byInjector >= 0.7, `irq-latency in the injector: ${(byInjector * 100).toFixed(0)} %`);
-    // By function name: measured 24/30 and 44/50 (the rest unsymbolized addresses); margin: 50 %.
+    // By function name: measured 24/30, 44/50 and 10/19. The rest are raw addresses: trace_pipe
+    // symbolizes when it is read, and a loaded reader comes after insmod's failed init has
+    // unloaded the module. Margin: 35 %.
     const named = share(hits, (b) => b.parts[0]!.name === 'xrunhunt_inject_unlock');
-    assert.ok(named >= 0.5, `xrunhunt_inject_unlock named: ${(named * 100).toFixed(0)} %`);
+    assert.ok(named >= 0.35, `xrunhunt_inject_unlock named: ${(named * 100).toFixed(0)} %`);
     // Ranked over these XRUNs, it comes first (measured 70 % and 67 % of all net time).
     const top = topBlocker(hits);
     assert.deepEqual([top?.kind, top?.name], ['irq-latency', 'xrunhunt_inject_unlock']);
