@@ -2,8 +2,8 @@
 # Guest side of test/lab/breakdown-lab.test.ts: a flight-recorder capture (an own tracefs
 # instance, mono clock, the scheduler/interrupt/softirq/hrtimer events a stock kernel has, a
 # kprobe on __snd_pcm_xrun with a stack trigger, and the stack at each sound interrupt) while
-# aplay plays 64/128 frames on the HDA card under dd write load. Writes NAME.txt (the trace)
-# into the current folder (the lab's --out).
+# aplay plays 64/128 frames on the HDA card (10 s; 7 s with the hog) under dd write load.
+# Writes NAME.txt (the trace) into the current folder (the lab's --out).
 # usage: sh breakdown-capture.sh NAME [plain|fifo-hog]
 #   fifo-hog: aplay runs SCHED_FIFO 50 on CPU 0, and a busy loop named xrunhog runs SCHED_FIFO 90
 #   on CPU 0 for about 50 ms, 12 times, 0.3 s apart.
@@ -61,7 +61,7 @@ if [ "$MODE" = fifo-hog ]; then
       -r 48000 -c 2 -d 3 /dev/zero 2>> "$N-aplay.err"
   done
 else
-  aplay -D hw:0,0 --period-size=64 --buffer-size=128 -f S16_LE -r 48000 -c 2 -d 6 /dev/zero \
+  aplay -D hw:0,0 --period-size=64 --buffer-size=128 -f S16_LE -r 48000 -c 2 -d 10 /dev/zero \
     2> "$N-aplay.err"
 fi
 sleep 0.5
