@@ -39,16 +39,15 @@ P=$!
 D=$!
 if [ "$MODE" = fifo-hog ]; then
   # A copy of sh, so that the busy loop's comm is xrunhog. The controller runs on CPU 1, where
-  # the hog cannot starve it: while aplay plays, it starts the hog at SCHED_FIFO 90 on CPU 0,
-  # waits until it runs (an exec under TCG can be slow; at most 2 s); the hog first sleeps 0.1 s
-  # (its page faults are over by then) and then spins until it is stopped about 50 ms later. The sound interrupt
-  # goes to CPU 0 too (the VM is thrown away afterwards), so the hog holds everything aplay needs.
+  # the hog cannot starve it: 1 s into the playback, it starts the hog at SCHED_FIFO 90 on
+  # CPU 0, waits until it runs (an exec under TCG can be slow; at most 2 s); the hog first
+  # sleeps 0.1 s (its page faults are over by then) and then spins until it is stopped about
+  # 50 ms later. The sound interrupt goes to CPU 0 too (the VM is thrown away afterwards), so
+  # the hog holds everything aplay needs. (Waiting for aplay with pgrep first was less reliable
+  # under load: one run started no hog at all.)
   [ -n "$IRQ" ] && echo 0 > /proc/irq/$IRQ/smp_affinity_list
   cp /bin/sh /mnt/scratch/xrunhog
-  taskset -c 1 sh -c 'for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
-      n=0; while [ -z "$(pgrep -x aplay)" ] && [ $n -lt 100 ]; do n=$((n+1)); sleep 0.05; done
-      [ -z "$(pgrep -x aplay)" ] && break
-      sleep 0.2
+  taskset -c 1 sh -c 'sleep 1; for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
       taskset -c 0 chrt -f 90 /mnt/scratch/xrunhog -c "sleep 0.1; while :; do :; done" & H=$!
       n=0; while [ "$(cat /proc/$H/comm 2>/dev/null)" != xrunhog ] && [ $n -lt 400 ]; do
         n=$((n+1)); sleep 0.005; done
