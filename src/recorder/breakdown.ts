@@ -1,0 +1,561 @@
+// The per-XRUN latency breakdown: which thread was late, since when, and who used the time —
+// net parts that add up to the lateness, as rtla timerlat's auto-analysis does for its own
+// timer thread (tools/tracing/rtla/src/timerlat_aa.c: IRQ latency, blocking thread, IRQ /
+// softirq / thread interference), here for the real audio path at every XRUN.
+//
+// The model follows the kernel's detection (sound/core/pcm_lib.c): a playback XRUN is found
+// when snd_pcm_update_hw_ptr0 sees the buffer empty, in the period interrupt (or its thread, or
+// snd-dummy's hrtimer softirq) or in the writer's own HWSYNC/STATUS/write call. The chain is
+// period interrupt → (IRQ thread) → writer woken → writer runs and writes. The late link is the
+// candidate thread (IRQ/softirq thread, writer) that was kept from running longest before the
+// hit; a period interrupt that came late is an `irq-latency` part in front of it.
+// Pure: events, hit and timing in; a breakdown out (naming interrupted code reads the shipped
+// rule lists once, like the stack analysis).
+import { loadRules, type RuleSet } from '../analysis/rules.js';
+import type {
+  BreakdownClass,
+  BreakdownPart,
+  DetectionShape,
+  StreamTiming,
+  TraceEvent,
+  XrunBreakdown,
+  XrunHit,
+} from './breakdown-types.js';
+import {
+  cpuOccupancy,
+  occupantsBetween,
+  priorities,
+  type CpuOccupancy,
+  type Occupant,
+} from './cpu-occupancy.js';
+import { detectionShape, IRQ_THREAD_COMM, SOFTIRQ_THREAD_COMM } from './detection-shape.js';
+import { interruptedCode } from './interrupted-function.js';
+import { lateIrqStretches, soundIrqMatcher, type LateIrqStretch } from './sound-irq.js';
+import { inferWriter } from './stream-writer.js';
+import { threadTimeline, type ThreadTimeline } from './thread-states.js';
+import { LOST_EVENTS } from './trace-line.js';
+
+/** What the caller may add: rule lists, the window start. */
+export interface BreakdownOptions {
+  /** Rule lists for naming interrupted code (default: the shipped ones). */
+  rules?: RuleSet;
+  /**
+   * Where the recorder's window starts (default: the first event's time). A recorder passes
+   * max(hit − breakdownLookbackSeconds, EventWindow.oldestTs()), so that a window its count cap
+   * cut short is not taken for a covered one.
+   */
+  windowStart?: number;
+}
+
+/** How far before a hit the recorder should keep events: two buffers and a 15 ms margin. */
+export function breakdownLookbackSeconds(timing: StreamTiming): number {
+  return 2 * timing.bufferSeconds + 0.015;
+}
+
+type LateRole = XrunBreakdown['late']['role'];
+
+interface Candidate {
+  pid: number;
+  comm: string;
+  role: LateRole;
+  tl: ThreadTimeline;
+  /** Start of its current awake stretch (woken, or already awake at the window start). */
+  awakeSince?: number;
+  /** Start of its current sleep, when it sleeps at the hit. */
+  asleepSince?: number;
+  /** Its kernel priority as the events print it. */
+  prio?: number;
+}
+
+/** A raw (unmerged) share of time. */
+type RawPart = Omit<BreakdownPart, 'share'>;
+
+const CLASS_OF: Record<BreakdownPart['kind'], BreakdownClass> = {
+  'irq-latency': 'irq-latency',
+  task: 'blocked-by-task',
+  irq: 'interference',
+  softirq: 'interference',
+  'idle-exit': 'woken-late',
+  unexplained: 'woken-late',
+  'own-run': 'application-late',
+  sleep: 'application-late',
+};
+
+/** Explains one XRUN from the events before it (about breakdownLookbackSeconds of them). */
+export function breakdownXrun(
+  events: readonly TraceEvent[],
+  hit: XrunHit,
+  timing: StreamTiming,
+  options: BreakdownOptions = {},
+): XrunBreakdown {
+  const evs = sortedUpTo(events, hit.ts);
+  const t0 = Math.min(options.windowStart ?? evs[0]?.ts ?? hit.ts, hit.ts);
+  const t1 = hit.ts;
+  const shape = detectionShape(hit);
+  const missing: string[] = [];
+  const lost = evs.filter((e) => e.name === LOST_EVENTS && e.ts >= t0);
+  if (lost.length > 0) {
+    const n = lost.reduce((s, e) => s + Number(e.fields['count'] ?? 0), 0);
+    missing.push(`${n} events were lost in the window (the trace buffer overflowed)`);
+  }
+  const isSound = soundIrqMatcher(evs, hit, timing);
+  const stretches = lateIrqStretches(evs, isSound, timing.periodSeconds);
+  const occ = cpuOccupancy(evs, t0, t1);
+  const rules = (): RuleSet => options.rules ?? loadRules();
+
+  const candidates = findCandidates(evs, hit, shape, timing, isSound, t0, t1);
+  const detector = { comm: hit.comm, pid: hit.pid, cpu: hit.cpu };
+
+  // The late link: the candidate whose delay covers most of the time before the hit — an awake
+  // one from its wake-up, followed back along the chain that woke it (a late period interrupt,
+  // an IRQ thread that was itself kept waiting); a sleeping writer for at most one buffer (the
+  // time it had to write the next data).
+  const ctx: ChainContext = { evs, stretches, occ, rules, timing, t0, t1 };
+  let best: ChainResult | undefined;
+  for (const c of candidates) {
+    let r: ChainResult | undefined;
+    if (c.awakeSince !== undefined && c.awakeSince < t1) {
+      const chain = chainBefore(ctx, c, c.awakeSince, 0);
+      r = {
+        start: chain.start,
+        parts: chain.parts.concat(accountStates(c, c.awakeSince, t1, occ, stretches, rules)),
+        links: chain.links.concat([{ c, from: c.awakeSince, to: t1 }]),
+        awake: true,
+      };
+    } else if (
+      c.asleepSince !== undefined &&
+      c.role !== 'irq-thread' &&
+      c.role !== 'softirq-thread'
+    ) {
+      const start = Math.max(c.asleepSince, t1 - timing.bufferSeconds, t0);
+      if (start < t1)
+        r = {
+          start,
+          parts: accountStates(c, start, t1, occ, stretches, rules),
+          links: [{ c, from: start, to: t1 }],
+          awake: false,
+        };
+    }
+    // Ties go to the awake candidate: it was on its way and still did not make it.
+    if (r && (!best || r.start < best.start || (r.start === best.start && r.awake && !best.awake)))
+      best = r;
+  }
+
+  if (!best) {
+    missing.push(
+      candidates.length === 0
+        ? 'the late thread is unknown: no writer pid given and no task was woken by the sound interrupt in the window'
+        : 'no candidate thread was waiting or asleep at the hit',
+    );
+    return finish(hit, shape, detector, undefined, t1, [], missing, t1);
+  }
+  // The late thread: the link of the chain that waited longest.
+  const late = best.links.reduce((m, l) => (l.to - l.from > m.to - m.from ? l : m)).c;
+  if (best.start < t0 - 1e-9) missing.push(windowMissing(best.start, t0));
+  const due = Math.max(best.start, t0);
+  if (late.tl.unseen) missing.push(`no event of ${late.comm} (pid ${late.pid}) in the window`);
+  const parts = best.parts;
+  const out = finish(hit, shape, detector, late, due, parts, missing, t1);
+  if (out.parts[0]?.kind === 'sleep') {
+    // The same trace shows an application that chose to sleep and a device whose position did
+    // not advance (the driver found no period elapsed, so it woke nobody): say both.
+    const ran = evs.filter((e) => e.ts >= due && isSound(e)).length;
+    if (ran > 0)
+      out.summary += ` (the sound interrupt ran ${ran} times meanwhile without waking it; if it sleeps in poll/write, the device's position did not advance)`;
+  }
+  return out;
+}
+
+interface ChainContext {
+  evs: readonly TraceEvent[];
+  stretches: readonly LateIrqStretch[];
+  occ: CpuOccupancy;
+  rules: () => RuleSet;
+  timing: StreamTiming;
+  t0: number;
+  t1: number;
+}
+
+interface ChainResult {
+  /** When the chain's first link was due. */
+  start: number;
+  parts: RawPart[];
+  /** The threads of the chain and the time each one waited for (first link first). */
+  links: { c: Candidate; from: number; to: number }[];
+  awake: boolean;
+}
+
+/**
+ * What came before a thread's wake-up at `awake`: the period interrupt that woke it, when it
+ * came late (an irq-latency part from its due time), or the IRQ/softirq thread that woke it,
+ * when that one was itself kept waiting for more than a quarter period (its own parts, then
+ * what came before its wake-up in turn). Two links at most: interrupt → IRQ thread → writer.
+ */
+function chainBefore(
+  ctx: ChainContext,
+  c: Candidate,
+  awake: number,
+  depth: number,
+): Omit<ChainResult, 'awake'> {
+  const { timing, stretches, occ, t0, rules } = ctx;
+  const s = stretches.find((x) => Math.abs(awake - x.came) <= timing.periodSeconds / 2);
+  if (s) return { start: s.due, parts: lateIrqPrefix(s, awake, occ, t0, rules), links: [] };
+  const by = c.tl.wakeups.find((w) => Math.abs(w.ts - awake) < 1e-9)?.by;
+  if (
+    depth < 2 &&
+    by &&
+    by.pid > 0 &&
+    by.pid !== c.pid &&
+    (IRQ_THREAD_COMM.test(by.comm) || SOFTIRQ_THREAD_COMM.test(by.comm))
+  ) {
+    const role: LateRole = IRQ_THREAD_COMM.test(by.comm) ? 'irq-thread' : 'softirq-thread';
+    const w = candidate(ctx.evs, by.pid, by.comm, role, t0, awake);
+    if (w.awakeSince !== undefined && awake - w.awakeSince > timing.periodSeconds / 4) {
+      const before = chainBefore(ctx, w, w.awakeSince, depth + 1);
+      return {
+        start: before.start,
+        parts: before.parts.concat(accountStates(w, w.awakeSince, awake, occ, stretches, rules)),
+        links: before.links.concat([{ c: w, from: w.awakeSince, to: awake }]),
+      };
+    }
+  }
+  return { start: awake, parts: [], links: [] };
+}
+
+function candidate(
+  evs: readonly TraceEvent[],
+  pid: number,
+  comm: string,
+  role: LateRole,
+  t0: number,
+  t: number,
+): Candidate {
+  const tl = threadTimeline(evs, pid, t0, t);
+  const c: Candidate = { pid, comm: tl.comm ?? comm, role, tl, ...episode(tl, t) };
+  const prio = priorities(evs).get(pid);
+  if (prio !== undefined) c.prio = prio;
+  return c;
+}
+
+function windowMissing(due: number, t0: number): string {
+  return `the window starts ${((t0 - due) * 1000).toFixed(2)} ms after the due time`;
+}
+
+function sortedUpTo(events: readonly TraceEvent[], t: number): TraceEvent[] {
+  const out = events.filter((e) => e.ts <= t);
+  for (let i = 1; i < out.length; i++)
+    if (out[i]!.ts < out[i - 1]!.ts) return out.sort((a, b) => a.ts - b.ts);
+  return out;
+}
+
+/** The threads that may be the late link, with their awake/asleep state at the hit. */
+function findCandidates(
+  evs: readonly TraceEvent[],
+  hit: XrunHit,
+  shape: DetectionShape,
+  timing: StreamTiming,
+  isSound: (e: TraceEvent) => boolean,
+  t0: number,
+  t1: number,
+): Candidate[] {
+  const out: Candidate[] = [];
+  const add = (pid: number, comm: string, role: LateRole): void => {
+    if (out.some((c) => c.pid === pid)) return;
+    out.push(candidate(evs, pid, comm, role, t0, t1));
+  };
+  if (shape === 'irq-thread') add(hit.pid, hit.comm, 'irq-thread');
+  if (shape === 'softirq' && SOFTIRQ_THREAD_COMM.test(hit.comm))
+    add(hit.pid, hit.comm, 'softirq-thread');
+  if (timing.writerPids && timing.writerPids.length > 0) {
+    for (const pid of timing.writerPids)
+      add(pid, pid === hit.pid ? hit.comm : `pid ${pid}`, 'writer');
+  } else if (shape === 'process') add(hit.pid, hit.comm, 'detector');
+  else {
+    const w = inferWriter(evs, hit, shape, isSound);
+    if (w) add(w.pid, w.comm, 'writer');
+  }
+  return out;
+}
+
+/** When the thread's current awake stretch (or sleep) began, at time t. */
+function episode(tl: ThreadTimeline, t: number): Pick<Candidate, 'awakeSince' | 'asleepSince'> {
+  const segs = tl.segments;
+  let i = segs.length - 1;
+  while (i >= 0 && segs[i]!.start > t) i--;
+  if (i < 0) return {};
+  const last = segs[i]!;
+  if (last.state === 'sleeping') return { asleepSince: last.start };
+  if (last.state === 'unknown') return {};
+  let j = i;
+  while (j > 0 && (segs[j - 1]!.state === 'running' || segs[j - 1]!.state === 'runnable')) j--;
+  return { awakeSince: segs[j]!.start };
+}
+
+/** The parts of a late period interrupt: [due, came] irq-latency, then the CPU until `until`. */
+function lateIrqPrefix(
+  s: LateIrqStretch,
+  until: number,
+  occ: CpuOccupancy,
+  t0: number,
+  rules: () => RuleSet,
+): RawPart[] {
+  const from = Math.max(s.due, t0);
+  const parts: RawPart[] = [];
+  const came = Math.min(s.came, until);
+  if (came > from) parts.push(irqLatencyPart(s, came - from, occ, rules));
+  for (const seg of occupantsBetween(occ, s.cpu, Math.max(s.came, from), until))
+    parts.push(occupantPart(seg.occupant, seg.end - seg.start, s.cpu, -1));
+  return parts;
+}
+
+function irqLatencyPart(
+  s: LateIrqStretch,
+  seconds: number,
+  occ: CpuOccupancy,
+  rules: () => RuleSet,
+): RawPart {
+  const handler =
+    s.entry.name === 'hrtimer_expire_entry'
+      ? `hrtimer ${s.entry.fields['function'] ?? '?'}`
+      : (s.entry.fields['name'] ?? `irq ${s.entry.fields['irq'] ?? '?'}`);
+  if (!s.irqsOff)
+    return {
+      kind: 'irq-latency',
+      name: `${handler} came late (no sign of interrupts off: the device, the hypervisor or a short irq-off section)`,
+      cpu: s.cpu,
+      ms: seconds * 1000,
+    };
+  const code = s.entry.stack ? interruptedCode(s.entry.stack, rules()) : undefined;
+  // Without a stack: the task that had the CPU when the interrupt was due.
+  const at = occupantsBetween(occ, s.cpu, s.due, s.due + 1e-9)[0]?.occupant;
+  const task = at?.kind === 'task' ? at : { comm: s.entry.comm, pid: s.entry.pid };
+  const part: RawPart = {
+    kind: 'irq-latency',
+    name: code?.function
+      ? /^0x[0-9a-f]+$/i.test(code.function)
+        ? // trace_pipe symbolizes when read: a module unloaded by then leaves a raw address.
+          `${s.entry.comm}: ${code.function} (no symbol: its module may be gone)`
+        : `${code.function}${code.module ? ` [${code.module}]` : ''}`
+      : `${task.comm} (interrupts off or the CPU stalled; no stack at the interrupt)`,
+    pid: code?.function ? s.entry.pid : task.pid,
+    cpu: s.cpu,
+    ms: seconds * 1000,
+  };
+  if (code && code.frames.length > 0) part.stack = code.frames;
+  return part;
+}
+
+function occupantPart(
+  o: Occupant,
+  seconds: number,
+  cpu: number,
+  latePid: number,
+  stack?: readonly string[],
+): RawPart {
+  const ms = seconds * 1000;
+  switch (o.kind) {
+    case 'idle':
+      return { kind: 'idle-exit', name: `CPU ${cpu} idle`, cpu, ms };
+    case 'irq':
+      return { kind: 'irq', name: o.name, cpu, ms };
+    case 'softirq':
+      return { kind: 'softirq', name: o.name, cpu, ms };
+    case 'task': {
+      if (o.pid === latePid) return { kind: 'own-run', name: o.comm, pid: o.pid, cpu, ms };
+      const p: RawPart = { kind: 'task', name: o.comm, pid: o.pid, cpu, ms };
+      if (o.prio !== undefined) p.prio = o.prio;
+      if (stack) p.stack = stack;
+      return p;
+    }
+  }
+}
+
+/** The late thread's states from `from` to the hit, split by who had its CPU. */
+function accountStates(
+  late: Candidate,
+  from: number,
+  to: number,
+  occ: CpuOccupancy,
+  stretches: readonly LateIrqStretch[],
+  rules: () => RuleSet,
+): RawPart[] {
+  const parts: RawPart[] = [];
+  const off = stretches.filter((s) => s.irqsOff);
+  for (const seg of late.tl.segments) {
+    const a = Math.max(seg.start, from);
+    const b = Math.min(seg.end, to);
+    if (b <= a) continue;
+    if (seg.state === 'unknown') {
+      parts.push({ kind: 'unexplained', name: `no event of ${late.comm}`, ms: (b - a) * 1000 });
+      continue;
+    }
+    if (seg.state === 'sleeping') {
+      // Asleep while its wake-up (the period interrupt) was overdue: that is the IRQ's lateness.
+      let rest = b - a;
+      for (const s of stretches) {
+        const o = overlap(a, b, s.due, s.came);
+        if (o > 0) {
+          parts.push(irqLatencyPart(s, o, occ, rules));
+          rest -= o;
+        }
+      }
+      if (rest > 0) parts.push({ kind: 'sleep', name: late.comm, pid: late.pid, ms: rest * 1000 });
+      continue;
+    }
+    if (seg.cpu === undefined) {
+      parts.push({ kind: 'unexplained', name: 'CPU unknown', ms: (b - a) * 1000 });
+      continue;
+    }
+    const cpu = seg.cpu;
+    const occs = occupantsBetween(occ, cpu, a, b);
+    let covered = 0;
+    for (const o of occs) {
+      let len = o.end - o.start;
+      covered += len;
+      if (seg.state === 'runnable') {
+        // Interrupts off on its CPU: no tick, no preemption — the IRQ-off code held it. Only
+        // when it could have preempted what ran: a higher-priority task, or one that had
+        // preemption off (need-resched set and still running), kept the CPU anyway.
+        const o2 = o.occupant;
+        const wouldPreempt =
+          o2.kind !== 'task' ||
+          o2.prio === undefined ||
+          late.prio === undefined ||
+          o2.prio >= late.prio;
+        for (const s of wouldPreempt ? off : [])
+          if (s.cpu === cpu && !s.preemptOff) {
+            const ov = overlap(
+              o.start,
+              o.end,
+              Math.max(s.due, s.silentFrom),
+              Math.min(s.came, s.silentTo),
+            );
+            if (ov > 0) {
+              parts.push(irqLatencyPart(s, ov, occ, rules));
+              len -= ov;
+            }
+          }
+        if (len > 0)
+          parts.push(
+            occupantPart(o.occupant, len, cpu, late.pid, blockerStack(o.interruptedStack, rules)),
+          );
+      } else {
+        const own = o.occupant.kind === 'irq' || o.occupant.kind === 'softirq';
+        parts.push(
+          own
+            ? occupantPart(o.occupant, len, cpu, late.pid)
+            : { kind: 'own-run', name: late.comm, pid: late.pid, cpu, ms: len * 1000 },
+        );
+      }
+    }
+    const gap = b - a - covered;
+    if (gap > 1e-9)
+      parts.push({ kind: 'unexplained', name: `no event on CPU ${cpu}`, cpu, ms: gap * 1000 });
+  }
+  return parts;
+}
+
+function blockerStack(
+  stack: readonly string[] | undefined,
+  rules: () => RuleSet,
+): readonly string[] | undefined {
+  if (!stack) return undefined;
+  const code = interruptedCode(stack, rules());
+  return code.frames.length > 0 ? code.frames : undefined;
+}
+
+function overlap(a: number, b: number, c: number, d: number): number {
+  return Math.max(0, Math.min(b, d) - Math.max(a, c));
+}
+
+/** Merges raw parts by kind+name+pid, sorts by size, computes shares, class and summary. */
+function finish(
+  hit: XrunHit,
+  shape: DetectionShape,
+  detector: XrunBreakdown['detector'],
+  late: Candidate | undefined,
+  due: number,
+  raw: RawPart[],
+  missing: string[],
+  t1: number,
+): XrunBreakdown {
+  const merged = new Map<string, RawPart>();
+  for (const p of raw) {
+    if (!(p.ms > 0)) continue;
+    const key = `${p.kind}\u0000${p.name}\u0000${p.pid ?? ''}`;
+    const m = merged.get(key);
+    if (m) {
+      m.ms += p.ms;
+      if (!m.stack && p.stack) m.stack = p.stack;
+    } else merged.set(key, { ...p });
+  }
+  let list = [...merged.values()].sort((a, b) => b.ms - a.ms);
+  const latenessMs = Math.max(0, (t1 - due) * 1000);
+  if (list.length === 0)
+    list = [
+      { kind: 'unexplained', name: late ? 'nothing late in the window' : 'no late thread', ms: 0 },
+    ];
+  const total = list.reduce((s, p) => s + p.ms, 0);
+  const parts: BreakdownPart[] = list.map((p) => ({
+    ...p,
+    ms: round6(p.ms),
+    share: total > 0 ? p.ms / total : 1 / list.length,
+  }));
+  const top = parts[0]!;
+  const cls = CLASS_OF[top.kind];
+  const lateOut: XrunBreakdown['late'] = late
+    ? { comm: late.comm, pid: late.pid, role: late.role }
+    : { comm: hit.comm, pid: hit.pid, role: 'detector' };
+  const out: XrunBreakdown = {
+    ts: hit.ts,
+    shape,
+    detector,
+    late: lateOut,
+    dueTs: due,
+    latenessMs: round6(latenessMs),
+    parts,
+    cls,
+    summary: summarize(lateOut, top, latenessMs, late !== undefined),
+    complete: missing.length === 0,
+  };
+  if (missing.length > 0) out.missing = missing.join('; ');
+  return out;
+}
+
+function round6(x: number): number {
+  return Math.round(x * 1e6) / 1e6;
+}
+
+function ms(x: number): string {
+  return `${x.toFixed(2)} ms`;
+}
+
+/** The top part said plainly, with the numbers. */
+export function summarize(
+  late: XrunBreakdown['late'],
+  top: BreakdownPart,
+  latenessMs: number,
+  found = true,
+): string {
+  if (!found) return 'no late thread found in the window: no breakdown';
+  const who = `${late.comm} (pid ${late.pid}, ${late.role})`;
+  const of = `${ms(top.ms)} of ${ms(latenessMs)}`;
+  switch (top.kind) {
+    case 'task':
+      return `${who} was kept off CPU ${top.cpu ?? '?'} by ${top.name} (pid ${top.pid ?? '?'}${top.prio !== undefined ? `, prio ${top.prio}` : ''}) for ${of}`;
+    case 'irq-latency':
+      return `the period interrupt came late: ${top.name} for ${of} (${who} waited for it)`;
+    case 'irq':
+      return `interrupt handler ${top.name} ran ${of} while ${who} waited`;
+    case 'softirq':
+      return `softirq ${top.name} ran ${of} while ${who} waited`;
+    case 'idle-exit':
+      return `${who} was runnable while CPU ${top.cpu ?? '?'} stayed idle for ${of} (exit from idle or the hypervisor)`;
+    case 'own-run':
+      return `${who} was running itself for ${of}: its own processing took too long`;
+    case 'sleep':
+      return `${who} slept without a wake-up for ${of}: the application chose to wait`;
+    case 'unexplained':
+      return `${of} late with no event to explain it (${top.name})`;
+  }
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# Guest side of test/lab/breakdown-lab.test.ts: a flight-recorder capture (an own tracefs
+# instance, mono clock, the scheduler/interrupt/softirq/hrtimer events a stock kernel has, a
+# kprobe on __snd_pcm_xrun with a stack trigger, and the stack at each sound interrupt) while
+# aplay plays 64/128 frames on the HDA card (10 s; 7 s with the hog) under dd write load.
+# Writes NAME.txt (the trace) into the current folder (the lab's --out).
+# usage: sh breakdown-capture.sh NAME [plain|fifo-hog]
+#   fifo-hog: aplay runs SCHED_FIFO 50 on CPU 0, and a busy loop named xrunhog runs SCHED_FIFO 90
+#   on CPU 0 for about 50 ms, 12 times, 0.3 s apart.
+set -u
+T=/sys/kernel/tracing
+N=$1
+MODE=${2:-plain}
+I=$T/instances/xrunbreakdown
+echo 'p:xrunbd/xrun __snd_pcm_xrun' >> $T/kprobe_events || { echo "kprobe failed"; exit 1; }
+mkdir $I || exit 1
+cleanup() {
+  echo 0 > $I/tracing_on
+  echo '!stacktrace' > $I/events/irq/irq_handler_entry/trigger 2>/dev/null
+  echo '!stacktrace' > $I/events/xrunbd/xrun/trigger 2>/dev/null
+  rmdir $I
+  echo '-:xrunbd/xrun' >> $T/kprobe_events
+}
+trap cleanup EXIT
+echo 4096 > $I/buffer_size_kb
+echo mono > $I/trace_clock
+for e in sched/sched_switch sched/sched_waking sched/sched_wakeup irq/irq_handler_entry \
+  irq/irq_handler_exit irq/softirq_entry irq/softirq_exit timer/hrtimer_expire_entry \
+  timer/hrtimer_expire_exit xrunbd/xrun; do
+  echo 1 > $I/events/$e/enable || echo "no $e"
+done
+echo stacktrace > $I/events/xrunbd/xrun/trigger
+IRQ=$(grep -m1 snd /proc/interrupts | cut -d: -f1 | tr -d ' ')
+[ -n "$IRQ" ] && echo "stacktrace if irq==$IRQ" > $I/events/irq/irq_handler_entry/trigger
+echo "sound irq ${IRQ:-none}"
+cat $I/trace_pipe > "$N.txt" &
+P=$!
+( dd if=/dev/zero of=/mnt/scratch/f bs=1M count=300 conv=fsync 2>/dev/null ) &
+D=$!
+if [ "$MODE" = fifo-hog ]; then
+  # A copy of sh, so that the busy loop's comm is xrunhog. The controller runs on CPU 1, where
+  # the hog cannot starve it: 1 s into the playback, it starts the hog at SCHED_FIFO 90 on
+  # CPU 0, waits until it runs (an exec under TCG can be slow; at most 2 s); the hog first
+  # sleeps 0.1 s (its page faults are over by then) and then spins until it is stopped about
+  # 50 ms later. The sound interrupt goes to CPU 0 too (the VM is thrown away afterwards), so
+  # the hog holds everything aplay needs. (Waiting for aplay with pgrep first was less reliable
+  # under load: one run started no hog at all.)
+  [ -n "$IRQ" ] && echo 0 > /proc/irq/$IRQ/smp_affinity_list
+  cp /bin/sh /mnt/scratch/xrunhog
+  taskset -c 1 sh -c 'sleep 1; for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
+      taskset -c 0 chrt -f 90 /mnt/scratch/xrunhog -c "sleep 0.1; while :; do :; done" & H=$!
+      n=0; while [ "$(cat /proc/$H/comm 2>/dev/null)" != xrunhog ] && [ $n -lt 400 ]; do
+        n=$((n+1)); sleep 0.005; done
+      sleep 0.15; kill $H; wait $H 2>/dev/null; sleep 0.3
+    done' &
+  # aplay can end early under SCHED_FIFO on QEMU's HDA (a write error): play again until 7 s.
+  END=$(( $(date +%s) + 7 ))
+  while [ "$(date +%s)" -lt "$END" ]; do
+    chrt -f 50 taskset -c 0 aplay -D hw:0,0 --period-size=64 --buffer-size=128 -f S16_LE \
+      -r 48000 -c 2 -d 3 /dev/zero 2>> "$N-aplay.err"
+  done
+else
+  aplay -D hw:0,0 --period-size=64 --buffer-size=128 -f S16_LE -r 48000 -c 2 -d 10 /dev/zero \
+    2> "$N-aplay.err"
+fi
+sleep 0.5
+kill $P $D 2>/dev/null
+wait
+rm -f /mnt/scratch/xrunhog
+echo "lines $(wc -l < "$N.txt") xruns $(grep -c ' xrun: ' "$N.txt")"

@@ -1,0 +1,244 @@
+// Ground truth for the per-XRUN latency breakdown (issue 17) on Debian's own kernels in the lab:
+// a flight-recorder capture (test/lab/breakdown-capture.sh: own tracefs instance, scheduler and
+// interrupt events, the xrun kprobe with its stack, the stack at each sound interrupt) while
+// aplay plays 64/128 frames on the HDA card, and a known culprit:
+//   1. threadirqs + lockup:10:irq   → irq-latency, the injector's function named;
+//   2. threadirqs + lockup:10:preempt, and PREEMPT_RT + lockup:10:preempt → blocked by insmod
+//      (the injector runs in insmod's module init);
+//   3. a SCHED_FIFO 90 busy loop (xrunhog) pinned to aplay's CPU (aplay SCHED_FIFO 50) →
+//      blocked by xrunhog, prio 9.
+// Which XRUNs the culprit caused is read off the trace's own sched_switch events, not from the
+// breakdown: those in a stretch where the culprit held CPU 0 (≥ 8 ms for the injector) or up to
+// a buffer and 2 ms after it; for the hog, those after it had held the CPU a whole buffer. TCG
+// and a shared host make spontaneous XRUNs too (the trace reader and dd also delay aplay), so
+// each case asserts a share of the in-window XRUNs and that the culprit ranks first over them by
+// net time (the summary's blocker ranking), with the margins stated and the measured values in
+// the comments. XRUNHUNT_LAB_KEEP=1 keeps the captures.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execInLab } from '../helpers/lab.js';
+import { breakdownLookbackSeconds, breakdownXrun } from '../../src/recorder/breakdown.js';
+import type {
+  StreamTiming,
+  TraceEvent,
+  XrunBreakdown,
+} from '../../src/recorder/breakdown-types.js';
+import { summarizeBreakdowns } from '../../src/recorder/breakdown-summary.js';
+import { EventWindow } from '../../src/recorder/event-window.js';
+import { parseTraceText } from '../../src/recorder/trace-line.js';
+import { debianLabSkip } from './debian-lab.js';
+
+const skipDebian = await debianLabSkip('debian');
+const skipRt = await debianLabSkip('debian-rt');
+const script = fileURLToPath(new URL('./breakdown-capture.sh', import.meta.url));
+// aplay --period-size=64 --buffer-size=128 at 48 kHz.
+const timing: StreamTiming = { periodSeconds: 64 / 48000, bufferSeconds: 128 / 48000 };
+
+/** Runs the capture in the lab and returns the parsed trace. */
+async function capture(name: string, labOptions: string[], mode = 'plain'): Promise<TraceEvent[]> {
+  const base = mkdtempSync(join(tmpdir(), 'xrunhunt-breakdown-lab-'));
+  const out = join(base, 'results');
+  try {
+    const r = await execInLab(`sh ${script} ${name} ${mode}`, {
+      labOptions: [...labOptions, '--card', 'hda', '--out', out, '--timeout', '4m'],
+      timeoutMs: 290_000,
+    });
+    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    const { events, stats } = parseTraceText(readFileSync(join(out, `${name}.txt`), 'utf8'));
+    assert.ok(stats.events > 1000, `the recorder traced (${stats.events} events)`);
+    return events;
+  } finally {
+    // XRUNHUNT_LAB_KEEP=1 keeps the capture for a look at a failed case.
+    if (process.env['XRUNHUNT_LAB_KEEP']) process.stderr.write(`lab capture kept in ${out}\n`);
+    else rmSync(base, { recursive: true, force: true });
+  }
+}
+
+/** Every XRUN's breakdown, cut from a bounded window the way the recorder probe does. */
+function breakdowns(events: readonly TraceEvent[]): XrunBreakdown[] {
+  const look = breakdownLookbackSeconds(timing);
+  const w = new EventWindow({ keepSeconds: 2 * look, maxEvents: 100_000 });
+  const out: XrunBreakdown[] = [];
+  for (const e of events) {
+    if (e.name === 'xrun') {
+      const win = w.between(e.ts - look, e.ts);
+      out.push(breakdownXrun(win, e, timing, { windowStart: e.ts - look }));
+    }
+    w.push(e);
+  }
+  return out;
+}
+
+/** Stretches where `comm` held a CPU (switched in → switched out) for at least minSeconds. */
+function onCpu(events: readonly TraceEvent[], comm: string, minSeconds: number) {
+  const runs: { from: number; to: number; pid: number }[] = [];
+  const since = new Map<number, { ts: number; pid: number }>();
+  for (const e of events) {
+    if (e.name !== 'sched_switch') continue;
+    const s = since.get(e.cpu);
+    if (s && e.fields['prev_comm'] === comm) {
+      if (e.ts - s.ts >= minSeconds) runs.push({ from: s.ts, to: e.ts, pid: s.pid });
+      since.delete(e.cpu);
+    }
+    if (e.fields['next_comm'] === comm)
+      since.set(e.cpu, { ts: e.ts, pid: Number(e.fields['next_pid']) });
+  }
+  return runs;
+}
+
+/**
+ * The breakdowns of XRUNs in a culprit's stretch (from `lead` seconds after its start) or up to
+ * a buffer + 2 ms after it.
+ */
+function inWindow(
+  all: XrunBreakdown[],
+  runs: { from: number; to: number }[],
+  lead = 0,
+): XrunBreakdown[] {
+  const after = timing.bufferSeconds + 0.002;
+  return all.filter((b) => runs.some((r) => b.ts >= r.from + lead && b.ts <= r.to + after));
+}
+
+function share(list: XrunBreakdown[], pred: (b: XrunBreakdown) => boolean): number {
+  return list.length === 0 ? 0 : list.filter(pred).length / list.length;
+}
+
+/** The blocker that ranks first by net time over these breakdowns (the issue's ground truth). */
+function topBlocker(list: XrunBreakdown[]) {
+  return summarizeBreakdowns(list).blockers[0];
+}
+
+function report(label: string, all: XrunBreakdown[], hits: XrunBreakdown[]): void {
+  const tally = new Map<string, number>();
+  for (const b of hits) {
+    const k = `${b.cls}: ${b.parts[0]?.name.slice(0, 48) ?? '?'}`;
+    tally.set(k, (tally.get(k) ?? 0) + 1);
+  }
+  const complete = share(all, (b) => b.complete);
+  const missing = new Map<string, number>();
+  for (const b of all)
+    if (b.missing)
+      missing.set(b.missing.slice(0, 40), (missing.get(b.missing.slice(0, 40)) ?? 0) + 1);
+  process.stderr.write(
+    `lab breakdown ${label}: ${all.length} XRUNs, ${(complete * 100).toFixed(0)} % complete; ${hits.length} in the culprit's windows: ` +
+      `${[...tally].map(([k, n]) => `${n}× ${k}`).join('; ')}` +
+      (missing.size > 0
+        ? `; incomplete: ${[...missing].map(([k, n]) => `${n}× ${k}`).join('; ')}`
+        : '') +
+      '\n',
+  );
+}
+
+test(
+  'breakdown ground truth 1: threadirqs + irqs off → irq-latency naming xrunhunt_inject_unlock',
+  { skip: skipDebian, timeout: 300_000 },
+  async () => {
+    const events = await capture('irq', [
+      '--kernel',
+      'debian',
+      '--threadirqs',
+      '--inject',
+      'lockup:10:irq',
+    ]);
+    const runs = onCpu(events, 'insmod', 0.008);
+    const injector = new Set(runs.map((r) => r.pid));
+    const all = breakdowns(events);
+    const hits = inWindow(all, runs);
+    report('threadirqs lockup:10:irq', all, hits);
+    assert.ok(hits.length >= 4, `at least 4 XRUNs in injection windows, got ${hits.length}`);
+    // The late interrupt is the injector's: named by function, or — when its module was gone
+    // before trace_pipe symbolized the stack — by the interrupted task's pid. Measured 29/30 and
+    // 49/50, 15/19 (and 24/26 in a capture without the interrupt stack); margin: 70 %.
+    const byInjector = share(
+      hits,
+      (b) =>
+        b.cls === 'irq-latency' &&
+        (b.parts[0]!.name === 'xrunhunt_inject_unlock' || injector.has(b.parts[0]!.pid ?? -1)),
+    );
+    assert.ok(byInjector >= 0.7, `irq-latency in the injector: ${(byInjector * 100).toFixed(0)} %`);
+    // By function name: measured 24/30, 44/50 and 10/19. The rest are raw addresses: trace_pipe
+    // symbolizes when it is read, and a loaded reader comes after insmod's failed init has
+    // unloaded the module. Margin: 35 %.
+    const named = share(hits, (b) => b.parts[0]!.name === 'xrunhunt_inject_unlock');
+    assert.ok(named >= 0.35, `xrunhunt_inject_unlock named: ${(named * 100).toFixed(0)} %`);
+    // Ranked over these XRUNs, it comes first (measured 70 % and 67 % of all net time).
+    const top = topBlocker(hits);
+    assert.deepEqual([top?.kind, top?.name], ['irq-latency', 'xrunhunt_inject_unlock']);
+  },
+);
+
+/** Case 2 on one kernel: blocked by insmod (the injector's thread). */
+async function preemptCase(kernel: 'debian' | 'debian-rt', extra: string[]): Promise<void> {
+  const events = await capture('preempt', [
+    '--kernel',
+    kernel,
+    ...extra,
+    '--inject',
+    'lockup:10:preempt',
+  ]);
+  const runs = onCpu(events, 'insmod', 0.008);
+  const injector = new Set(runs.map((r) => r.pid));
+  const all = breakdowns(events);
+  const hits = inWindow(all, runs);
+  report(`${kernel} ${extra.join(' ')} lockup:10:preempt`, all, hits);
+  assert.ok(hits.length >= 4, `at least 4 XRUNs in injection windows, got ${hits.length}`);
+  // Measured: threadirqs 28/31 and 15/19, PREEMPT_RT 20/22 and 19/32 (at load 9); margin: 50 %.
+  const blocked = share(hits, (b) => b.cls === 'blocked-by-task' && b.parts[0]!.name === 'insmod');
+  assert.ok(blocked >= 0.5, `blocked-by-task insmod: ${(blocked * 100).toFixed(0)} %`);
+  // The top part names the injector (as the blocking task, or as the task the late interrupt
+  // found running — under TCG a spinning vCPU also delays interrupts): measured 29/31, 20/22;
+  // margin: 70 %.
+  const named = share(
+    hits,
+    (b) => b.parts[0]!.name === 'insmod' || injector.has(b.parts[0]!.pid ?? -1),
+  );
+  assert.ok(named >= 0.7, `insmod on top: ${(named * 100).toFixed(0)} %`);
+  // Ranked over these XRUNs, insmod comes first (measured 74 % and 85 % of all net time).
+  const top = topBlocker(hits);
+  assert.deepEqual([top?.kind, top?.name, top?.prio], ['task', 'insmod', 120]);
+}
+
+test(
+  'breakdown ground truth 2: threadirqs + preemption off → blocked by the injector’s thread',
+  { skip: skipDebian, timeout: 300_000 },
+  () => preemptCase('debian', ['--threadirqs']),
+);
+
+test(
+  'breakdown ground truth 2 (PREEMPT_RT): preemption off → blocked by the injector’s thread',
+  { skip: skipRt, timeout: 300_000 },
+  () => preemptCase('debian-rt', []),
+);
+
+test(
+  'breakdown ground truth 3: a SCHED_FIFO 90 busy loop on aplay’s CPU → blocked by xrunhog, prio 9',
+  { skip: skipDebian, timeout: 300_000 },
+  async () => {
+    const events = await capture('fifo', ['--kernel', 'debian'], 'fifo-hog');
+    const runs = onCpu(events, 'xrunhog', 0);
+    assert.ok(runs.length >= 4, `the hog ran (${runs.length} stretches)`);
+    // The hog's XRUNs: those after it had held CPU 0 for a whole buffer (earlier ones had other
+    // causes in their window too: QEMU's irregular HDA interrupt, the trace reader, the stack
+    // trigger's own cost — a burst makes about one XRUN of its own before the stream stops).
+    const all = breakdowns(events);
+    const held = onCpu(events, 'xrunhog', timing.bufferSeconds);
+    const hits = inWindow(all, held, timing.bufferSeconds);
+    report('fifo hog', all, hits);
+    assert.ok(hits.length >= 3, `at least 3 XRUNs in the hog's windows, got ${hits.length}`);
+    // FIFO 90 → kernel prio 9. Ranked over these XRUNs the hog comes first; per XRUN it was the
+    // largest part in 3/3, 5/7 and 16/23 (captures at load 7–10); margin: 50 %.
+    const top = topBlocker(hits);
+    assert.deepEqual([top?.kind, top?.name, top?.prio], ['task', 'xrunhog', 9]);
+    const blocked = share(
+      hits,
+      (b) =>
+        b.cls === 'blocked-by-task' && b.parts[0]!.name === 'xrunhog' && b.parts[0]!.prio === 9,
+    );
+    assert.ok(blocked >= 0.5, `blocked by xrunhog prio 9: ${(blocked * 100).toFixed(0)} %`);
+  },
+);
