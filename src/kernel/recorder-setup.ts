@@ -146,7 +146,9 @@ export interface TraceLineHead {
   name: string;
 }
 
-const HEAD_RE = /^\s*.+?-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+([^:]+):/;
+// `<stack trace>` has no colon after its name; every other event has one.
+const HEAD_RE =
+  /^\s*.+?-\d+\s+(?:\(\s*[\d-]+\)\s+)?\[(\d+)\]\s+(?:\S+\s+)?(\d+\.\d+):\s+([^:]+?)(?::|\s*$)/;
 
 /** Parses the header of an event line; null for a stack frame (` => …`) or anything else. */
 export function parseTraceLineHead(line: string): TraceLineHead | null {

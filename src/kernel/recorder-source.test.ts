@@ -560,6 +560,14 @@ test('pure helpers: line heads, recorder hits, sound IRQs, CPU masks, buffer siz
   const mark = '  node-1 [001] .....  93.000000: tracing_mark_write+0xdd/0x240: hello';
   assert.equal(parseTraceLineHead(mark)?.name, 'tracing_mark_write');
   assert.equal(parseTraceLineHead(' => __snd_pcm_xrun+0x5/0xc0'), null);
+  assert.deepEqual(
+    parseTraceLineHead(' irq/33-snd_hda_-159     [000] D..1.     8.573589: <stack trace>'),
+    {
+      cpu: 0,
+      ts: 8.573589,
+      name: '<stack trace>',
+    },
+  );
   assert.equal(parseTraceLineHead('CPU:1 [LOST 3 EVENTS]'), null);
   assert.deepEqual(
     parseSoundIrqs(
