@@ -59,6 +59,8 @@ export interface RecorderProbe extends RunProbe {
   /** The kept windows, oldest first (hit line, its time and CPU, the raw lines). */
   windows(): RecorderWindow[];
   status(): RecorderStatus;
+  /** recorder.txt (none when the recorder did not run). */
+  bundleFiles(): BundleFile[];
 }
 
 /** Creates the recorder probe; with mode off it changes nothing and reports itself off. */
