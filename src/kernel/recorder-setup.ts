@@ -171,3 +171,50 @@ export function parseTraceLineHead(line: string): TraceLineHead | null {
 export function isRecorderHit(line: string, head: TraceLineHead | null): boolean {
   return head !== null && head.name === RECORDER_EVENT && /:\s+xrun:\s+\(/.test(line);
 }
+
+/** What the ring buffer itself says it lost, summed over the instance's per_cpu/cpuN/stats. */
+export interface RingBufferLoss {
+  /** Events overwritten before they were read (`overrun`). */
+  overrun: number;
+  /** Events lost because the writer wrapped the buffer mid-event (`commit overrun`). */
+  commitOverrun: number;
+  /** Events refused, e.g. written while the buffer was being written on that CPU (`dropped events`). */
+  dropped: number;
+}
+
+// Adds one per_cpu/cpuN/stats file (`overrun: 0`, `commit overrun: 0`, `dropped events: 0`) to `into`.
+export function addRingBufferStats(text: string, into: RingBufferLoss): RingBufferLoss {
+  const num = (key: string): number => {
+    const m = new RegExp(`^${key}:\\s*(\\d+)`, 'm').exec(text);
+    return m ? Number(m[1]) : 0;
+  };
+  return {
+    overrun: into.overrun + num('overrun'),
+    commitOverrun: into.commitOverrun + num('commit overrun'),
+    dropped: into.dropped + num('dropped events'),
+  };
+}
+
+/**
+ * The hit count of the recorder's own probe from kprobe_profile. The profile prints the event
+ * name only (`  xrun   923   0`), and the kprobe backend's probe has the same name; both files
+ * list the probes in the same (creation) order, so the recorder's line is found by its position
+ * among the `xrun` probes of kprobe_events. Null when that cannot be told.
+ */
+export function recorderProbeHits(kprobeEvents: string, kprobeProfile: string): number | null {
+  const named = kprobeEvents
+    .split('\n')
+    .map((l) => /^[pr]:([^/\s]+)\/(\S+)\s/.exec(l))
+    .filter((m): m is RegExpExecArray => m !== null && m[2] === RECORDER_EVENT);
+  const index = named.findIndex((m) => m[1] === RECORDER_GROUP);
+  if (index < 0) return null;
+  const rows = kprobeProfile
+    .split('\n')
+    .map((l) => /^\s*(\S+)\s+(\d+)\s+(\d+)\s*$/.exec(l))
+    .filter(
+      (m): m is RegExpExecArray =>
+        m !== null && (m[1] === RECORDER_EVENT || m[1]!.endsWith(`/${RECORDER_EVENT}`)),
+    );
+  if (rows.length !== named.length) return null;
+  return Number(rows[index]![2]);
+}

@@ -33,6 +33,8 @@ import {
   cpuMaskHex,
   recorderBufferKb,
   recorderPaths,
+  recorderProbeHits,
+  addRingBufferStats,
 } from './recorder-setup.js';
 import type { TracefsFolderOps } from './source-kprobe.js';
 
@@ -541,6 +543,8 @@ test('trace_pipe lines reach onLine whole, with lines, lost events and bytes cou
       lostEvents: 42,
       droppedLines: 0,
       bytes: Buffer.byteLength(a + b),
+      probeHits: null, // the mock has no kprobe_profile
+      ringLoss: null, // nor per_cpu stats
     });
   } finally {
     t.done();
@@ -583,4 +587,22 @@ test('pure helpers: line heads, recorder hits, sound IRQs, CPU masks, buffer siz
   assert.equal(cpuMaskHex([0, 35]), '8,00000001');
   assert.equal(recorderBufferKb(8000, 2), 1280);
   assert.equal(recorderBufferKb(10, 1), 256);
+  // Two probes named xrun: the recorder's is the second in both lists.
+  const events = 'p:xrunhunt/xrun __snd_pcm_xrun\np:xrunhunt_rec/xrun __snd_pcm_xrun\n';
+  const profile =
+    '  xrun                      923               0\n  xrun                      920               1\n';
+  assert.equal(recorderProbeHits(events, profile), 920);
+  assert.equal(recorderProbeHits('p:xrunhunt_rec/xrun __snd_pcm_xrun\n', '  xrun  7  0\n'), 7);
+  assert.equal(recorderProbeHits(events, '  xrun  7  0\n'), null, 'lists disagree: unknown');
+  assert.deepEqual(
+    addRingBufferStats(
+      'entries: 5\noverrun: 3\ncommit overrun: 1\nbytes: 100\ndropped events: 2\n',
+      {
+        overrun: 1,
+        commitOverrun: 0,
+        dropped: 0,
+      },
+    ),
+    { overrun: 4, commitOverrun: 1, dropped: 2 },
+  );
 });

@@ -37,8 +37,10 @@ import {
   recorderKprobeDefinition,
   recorderKprobeRemoval,
   recorderPaths,
+  addRingBufferStats,
+  recorderProbeHits,
 } from './recorder-setup.js';
-import type { RecorderEventName, SoundIrq } from './recorder-setup.js';
+import type { RecorderEventName, RingBufferLoss, SoundIrq } from './recorder-setup.js';
 import { explainKprobeFailure, parseLostEvents, stacktraceTrigger } from './tracefs.js';
 import type { XrunProbePoint } from './tracefs.js';
 import { findProbePoint, locateTracefs, readLockdown } from './tracefs-io.js';
@@ -105,6 +107,10 @@ export interface RecorderCounts {
   /** Over-long partial lines dropped by the reader. */
   droppedLines: number;
   bytes: number;
+  /** Hits of the recorder's probe by kprobe_profile at close (null: unknown), the ground truth. */
+  probeHits: number | null;
+  /** What the ring buffer reported lost at close (per_cpu stats), null before. */
+  ringLoss: RingBufferLoss | null;
 }
 
 export interface RecorderSource {
@@ -149,7 +155,14 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
   const euid = options.euid ?? process.geteuid?.() ?? 0;
   const probeMode = options.xrunProbe ?? 'required';
   const warnings: string[] = [];
-  const counts: RecorderCounts = { lines: 0, lostEvents: 0, droppedLines: 0, bytes: 0 };
+  const counts: RecorderCounts = {
+    lines: 0,
+    lostEvents: 0,
+    droppedLines: 0,
+    bytes: 0,
+    probeHits: null,
+    ringLoss: null,
+  };
   let setup: RecorderSetup | null = null;
   let journal: SettingsJournal | null = null;
   let fd: number | null = null;
@@ -171,6 +184,7 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
   const teardown = (): RestoreReport | null => {
     closeFd();
     if (!journal) return restoreReport;
+    if (setup) readFinalCounts(setup);
     const j = journal;
     journal = null;
     process.off('exit', onExit);
@@ -178,6 +192,25 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
     return restoreReport;
   };
   const onExit = (): void => void teardown();
+
+  // Before the probe and the instance go: the probe's true hit count and the buffer's own losses.
+  const readFinalCounts = (s: RecorderSetup): void => {
+    const p = recorderPaths(s.tracefs);
+    try {
+      if (s.probe)
+        counts.probeHits = recorderProbeHits(io.read(p.kprobeEvents), io.read(p.kprobeProfile));
+    } catch {
+      counts.probeHits = null;
+    }
+    try {
+      let loss: RingBufferLoss = { overrun: 0, commitOverrun: 0, dropped: 0 };
+      for (const cpu of readdirSync(join(s.instance, 'per_cpu')))
+        loss = addRingBufferStats(io.read(join(s.instance, 'per_cpu', cpu, 'stats')), loss);
+      counts.ringLoss = loss;
+    } catch {
+      counts.ringLoss = null;
+    }
+  };
 
   let partial = '';
   const handleChunk = (text: string): void => {

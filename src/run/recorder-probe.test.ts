@@ -149,7 +149,14 @@ function mockSource(lines: string[], fail?: Error) {
   let closed = 0;
   const create = (o: RecorderSourceOptions): RecorderSource => {
     seen.push(o);
-    const counts = { lines: 0, lostEvents: 0, droppedLines: 0, bytes: 0 };
+    const counts = {
+      lines: 0,
+      lostEvents: 0,
+      droppedLines: 0,
+      bytes: 0,
+      probeHits: null,
+      ringLoss: null,
+    };
     return {
       setup: null,
       counts,

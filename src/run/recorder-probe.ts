@@ -31,6 +31,10 @@ export interface RecorderStatus {
   /** Events the ring buffer dropped. */
   lost: number;
   hits: number;
+  /** The recorder probe's hits by kprobe_profile (what the kernel saw; null: unknown). */
+  probeHits: number | null;
+  /** Events the ring buffer reported lost or dropped at close (overrun + commit overrun + dropped). */
+  ringLost: number | null;
   windowsKept: number;
   windowsTruncated: number;
   bytes: number;
@@ -88,6 +92,12 @@ export function createRecorderProbe(o: RecorderProbeOptions): RecorderProbe {
       lines: source?.counts.lines ?? 0,
       lost: source?.counts.lostEvents ?? 0,
       hits: kept.counts.hits,
+      probeHits: source?.counts.probeHits ?? null,
+      ringLost: source?.counts.ringLoss
+        ? source.counts.ringLoss.overrun +
+          source.counts.ringLoss.commitOverrun +
+          source.counts.ringLoss.dropped
+        : null,
       windowsKept: kept.counts.windowsKept,
       windowsTruncated: kept.counts.windowsTruncated,
       bytes: source?.counts.bytes ?? 0,

@@ -305,7 +305,8 @@ async function runSession(
     }
   };
 
-  // After playback (W needs the granted buffer time), beside whichever capture backend runs.
+  // Before playback, so it sees the stream's first XRUN and outlives its last (W is asked at each
+  // hit, from the buffer time), beside whichever capture backend runs.
   const recorder = o.recorder
     ? createRecorderProbe({
         mode: o.recorder,
@@ -319,9 +320,9 @@ async function runSession(
     : null;
   const probes = [
     capture,
+    ...(recorder ? [recorder] : []),
     playback,
     xrunDebug,
-    ...(recorder ? [recorder] : []),
     ...(o.extraProbes ?? []),
     phases,
   ];
