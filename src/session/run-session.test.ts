@@ -230,6 +230,10 @@ test('--recorder auto without tracefs: the session runs, its report says the rec
   );
   assert.equal(report.recorder?.hits, 0);
   assert.equal(existsSync(join(run.out, 'recorder.txt')), false);
+  assert.match(
+    readFileSync(join(run.out, 'report.txt'), 'utf8'),
+    /^ {2}flight recorder: off \(--recorder auto: off because /m,
+  );
   assert.equal(report.offenders[0]?.function, 'test_unlock', 'the capture ran as without it');
 });
 
