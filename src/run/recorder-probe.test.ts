@@ -144,7 +144,7 @@ test('bounded: the ring keeps ~2 s and its caps, windows the first and last N, e
 });
 
 /** MOCK source: replays lines into onLine, as the real one does from trace_pipe. */
-function mockSource(lines: string[], fail?: Error) {
+function mockSource(lines: string[], fail?: Error, probeHits: number | null = null) {
   const seen: RecorderSourceOptions[] = [];
   let closed = 0;
   const create = (o: RecorderSourceOptions): RecorderSource => {
@@ -154,7 +154,7 @@ function mockSource(lines: string[], fail?: Error) {
       lostEvents: 0,
       droppedLines: 0,
       bytes: 0,
-      probeHits: null,
+      probeHits: null as number | null,
       ringLoss: null,
     };
     return {
@@ -183,6 +183,7 @@ function mockSource(lines: string[], fail?: Error) {
       },
       async close() {
         closed++;
+        counts.probeHits = probeHits;
       },
     };
   };
@@ -298,4 +299,25 @@ test('auto turns a refused start into a warning; on rethrows it', async () => {
     unavailable: () => null,
   });
   await assert.rejects(async () => on.apply!(ctx()), /cannot write kprobe_events/);
+});
+
+test('hits the kernel fired but trace_pipe never delivered are counted and warned about', async () => {
+  const m = mockSource(fixtureLines(), undefined, 3);
+  const p = createRecorderProbe({
+    ...base,
+    mode: 'on',
+    createSource: m.create,
+    unavailable: () => null,
+  });
+  const c = ctx();
+  await p.apply!(c);
+  await p.restore!(c);
+  assert.equal(p.status().probeHits, 3);
+  assert.equal(p.status().hits, 1);
+  assert.ok(
+    c.said.includes(
+      'warn: flight recorder: its probe fired 3 times but 1 hits reached trace_pipe; 2 were lost without the ring buffer reporting it (those XRUNs have no window)',
+    ),
+    c.said.join('\n'),
+  );
 });

@@ -4,7 +4,11 @@
 // bundle as recorder.txt. The per-XRUN breakdown (src/recorder/) is computed from windows().
 import { XrunhuntError } from '../errors.js';
 import { createRecorderSource, recorderUnavailable } from '../kernel/recorder-source.js';
-import type { RecorderSource, RecorderSourceOptions } from '../kernel/recorder-source.js';
+import type {
+  RecorderCounts,
+  RecorderSource,
+  RecorderSourceOptions,
+} from '../kernel/recorder-source.js';
 import type { BundleFile, RunContext, RunProbe } from './probe.js';
 import {
   DEFAULT_WINDOW_LIMITS,
@@ -67,6 +71,12 @@ export interface RecorderProbe extends RunProbe {
   bundleFiles(): BundleFile[];
 }
 
+/** What the ring buffer itself reported lost (overrun, commit overrun, dropped events). */
+function ringLost(c: RecorderCounts): number {
+  const l = c.ringLoss;
+  return l ? l.overrun + l.commitOverrun + l.dropped : 0;
+}
+
 /** Creates the recorder probe; with mode off it changes nothing and reports itself off. */
 export function createRecorderProbe(o: RecorderProbeOptions): RecorderProbe {
   const kept = new RecorderWindows(
@@ -93,11 +103,7 @@ export function createRecorderProbe(o: RecorderProbeOptions): RecorderProbe {
       lost: source?.counts.lostEvents ?? 0,
       hits: kept.counts.hits,
       probeHits: source?.counts.probeHits ?? null,
-      ringLost: source?.counts.ringLoss
-        ? source.counts.ringLoss.overrun +
-          source.counts.ringLoss.commitOverrun +
-          source.counts.ringLoss.dropped
-        : null,
+      ringLost: source?.counts.ringLoss ? ringLost(source.counts) : null,
       windowsKept: kept.counts.windowsKept,
       windowsTruncated: kept.counts.windowsTruncated,
       bytes: source?.counts.bytes ?? 0,
@@ -154,6 +160,11 @@ export function createRecorderProbe(o: RecorderProbeOptions): RecorderProbe {
       if (c.lostEvents > 0)
         ctx.notes.warn(
           `flight recorder: the trace buffer dropped ${c.lostEvents} events (the reader fell behind): windows around those XRUNs are incomplete`,
+        );
+      const unexplained = (c.probeHits ?? 0) - kept.counts.hits - c.lostEvents - ringLost(c);
+      if (c.probeHits !== null && unexplained > 0)
+        ctx.notes.warn(
+          `flight recorder: its probe fired ${c.probeHits} times but ${kept.counts.hits} hits reached trace_pipe; ${unexplained} were lost without the ring buffer reporting it (those XRUNs have no window)`,
         );
       if (kept.counts.windowsDropped > 0)
         ctx.notes.warnings.push(
