@@ -19,3 +19,18 @@ export const KERNEL_CAPTURE_OPTIONS = {
     description: 'kernel capture: auto, xrun_debug (kernel log), kprobe, or none (userspace only)',
   },
 } as const satisfies OptionSpecs;
+
+/**
+ * `--recorder` (session, watch): the flight recorder, a tracefs instance with scheduler, IRQ
+ * and timer events and its own xrun kprobe, kept as windows before each XRUN (docs/recorder.md).
+ */
+export const RECORDER_OPTIONS = {
+  recorder: {
+    type: 'string',
+    choices: ['off', 'auto', 'on'],
+    valueName: 'MODE',
+    default: 'off',
+    description:
+      'flight recorder (scheduler/IRQ trace before each XRUN, recorder.txt): off (default while its overhead is measured), auto (on where root, tracefs and kprobe events allow), on (required)',
+  },
+} as const satisfies OptionSpecs;

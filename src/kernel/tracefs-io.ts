@@ -17,13 +17,20 @@ import type { ProbeArmState, XrunProbePoint } from './tracefs.js';
 /** Where tracefs was found, or why not. */
 export type TracefsLocation = { dir: string } | { error: string };
 
-// Finds the mounted tracefs that has kprobe_events (new mount point first, then the debugfs one).
-export function locateTracefs(sysRoot = '/sys'): TracefsLocation {
+// Finds the mounted tracefs that has kprobe_events (new mount point first, then the debugfs one);
+// `need: 'trace'` accepts one without (the flight recorder's overhead benchmark traces only events).
+export function locateTracefs(
+  sysRoot = '/sys',
+  need: 'kprobe' | 'trace' = 'kprobe',
+): TracefsLocation {
   const candidates = [join(sysRoot, 'kernel/tracing'), join(sysRoot, 'kernel/debug/tracing')];
   let mountedWithout: string | null = null;
   for (const dir of candidates) {
     if (existsSync(join(dir, 'kprobe_events'))) return { dir };
-    if (existsSync(join(dir, 'trace'))) mountedWithout = dir;
+    if (existsSync(join(dir, 'trace'))) {
+      if (need === 'trace') return { dir };
+      mountedWithout = dir;
+    }
   }
   if (mountedWithout) {
     return {

@@ -172,3 +172,25 @@ test('a journal file that is a symlink, writable by others, or in a 0777 folder 
   assert.match(checkJournalFileTrust(link, uid)!, /symbolic link/);
   assert.match(checkJournalFileTrust(file, uid + 1)!, /owned by uid/);
 });
+
+test('entries: exactly the flight recorder’s tracefs entries are trusted, nothing beside them', () => {
+  const inst = '/s/kernel/tracing/instances/xrunhunt-recorder';
+  for (const e of [
+    entry('/s/kernel/tracing/kprobe_events', '-:xrunhunt_rec/xrun', 'append'),
+    entry(inst, '', 'rmdir'),
+    entry(`${inst}/events/sched/sched_switch/enable`, '0', 'value'),
+    entry(`${inst}/events/xrunhunt_rec/xrun/enable`, '0', 'value'),
+    entry(`${inst}/events/xrunhunt_rec/xrun/trigger`, '!stacktrace', 'append'),
+    entry(`${inst}/events/irq/irq_handler_entry/trigger`, '!stacktrace', 'append'),
+  ])
+    assert.equal(judgeEntry(e, e.path, roots).trust, 'ok', e.path);
+  for (const e of [
+    entry(`${inst}/events/sched/sched_switch/enable`, '1', 'value'),
+    entry(`${inst}/events/sched/sched_switch/trigger`, 'traceoff', 'append'),
+    entry(`${inst}/events/block/block_rq_issue/enable`, '0', 'value'),
+    entry(`${inst}/buffer_size_kb`, '7', 'value'),
+    entry('/s/kernel/tracing/kprobe_events', '-:xrunhunt_rec/other', 'append'),
+    entry('/s/kernel/tracing/events/sched/sched_switch/enable', '0', 'value'),
+  ])
+    assert.equal(judgeEntry(e, e.path, roots).trust, 'refused', e.path);
+});

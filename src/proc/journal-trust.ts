@@ -9,6 +9,7 @@ import * as nodeFs from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { XrunhuntError } from '../errors.js';
 import { KPROBE_EVENT, KPROBE_GROUP, TRACE_INSTANCE } from '../kernel/tracefs.js';
+import { RECORDER_EVENT, RECORDER_GROUP, RECORDER_INSTANCE } from '../kernel/recorder-setup.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import type { JournalEntry } from './journal.js';
 
@@ -89,6 +90,11 @@ const isMask = (v: string): boolean => /^\d{1,10}$/.test(v) && Number(v) <= 0xff
 const IRQ_SCHED_ORIGINAL = /^[0-6]:\d{1,2}:\d{1,20}:irq\/\d+-.{0,12}$/;
 const kprobeEventDir = `instances/${TRACE_INSTANCE}/events/${KPROBE_GROUP}/${KPROBE_EVENT}`;
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A file of one event in the recorder's instance (the systems it enables, nothing else). */
+const recorderEventFile = (file: string): RegExp =>
+  new RegExp(
+    `^instances/${escapeRe(RECORDER_INSTANCE)}/events/(sched|irq|timer|osnoise|${escapeRe(RECORDER_GROUP)})/[a-z_]{1,40}/${file}$`,
+  );
 
 /**
  * Every setting xrunhunt journals (src/proc/xrun-debug-control.ts; src/kernel/source-kprobe.ts
@@ -106,8 +112,9 @@ const SETTING_SHAPES: readonly SettingShape[] = [
     root: 'tracefs',
     relative: /^kprobe_events$/,
     kind: 'append',
-    original: (v) => v === `-:${KPROBE_GROUP}/${KPROBE_EVENT}`,
-    what: `the removal of xrunhunt's probe (-:${KPROBE_GROUP}/${KPROBE_EVENT})`,
+    original: (v) =>
+      v === `-:${KPROBE_GROUP}/${KPROBE_EVENT}` || v === `-:${RECORDER_GROUP}/${RECORDER_EVENT}`,
+    what: `the removal of xrunhunt's probe (-:${KPROBE_GROUP}/${KPROBE_EVENT} or -:${RECORDER_GROUP}/${RECORDER_EVENT})`,
   },
   {
     root: 'tracefs',
@@ -129,6 +136,28 @@ const SETTING_SHAPES: readonly SettingShape[] = [
     kind: 'value',
     original: (v) => v === '0',
     what: 'disabling the probe event (0)',
+  },
+  // The flight recorder (src/kernel/recorder-source.ts): its instance, its events, its triggers.
+  {
+    root: 'tracefs',
+    relative: new RegExp(`^instances/${escapeRe(RECORDER_INSTANCE)}$`),
+    kind: 'rmdir',
+    original: (v) => v === '',
+    what: "the removal of the flight recorder's tracing instance",
+  },
+  {
+    root: 'tracefs',
+    relative: recorderEventFile('enable'),
+    kind: 'value',
+    original: (v) => v === '0',
+    what: 'disabling a flight recorder event (0)',
+  },
+  {
+    root: 'tracefs',
+    relative: recorderEventFile('trigger'),
+    kind: 'append',
+    original: (v) => v === '!stacktrace',
+    what: 'the removal of a flight recorder stacktrace trigger',
   },
   // The run-time knobs of `xrunhunt try` (src/try/knobs/).
   {
@@ -208,7 +237,7 @@ export function judgeEntry(
   if (matches.length === 0) {
     return {
       trust: 'refused',
-      reason: `${shown}${real !== null && real !== entry.path ? ` (really ${quoteUntrusted(real)})` : ''} is not a setting xrunhunt changes: expected an xrun_debug file under ${quoteUntrusted(roots.proc[0] ?? '/proc')}/asound/card*/pcm*/, a file of xrunhunt's kprobe under tracefs, or a setting "xrunhunt try" changes`,
+      reason: `${shown}${real !== null && real !== entry.path ? ` (really ${quoteUntrusted(real)})` : ''} is not a setting xrunhunt changes: expected an xrun_debug file under ${quoteUntrusted(roots.proc[0] ?? '/proc')}/asound/card*/pcm*/, a file of xrunhunt's kprobe or flight recorder under tracefs, or a setting "xrunhunt try" changes`,
     };
   }
   const shape = matches.find((s) => s.kind === entry.kind);

@@ -1,5 +1,6 @@
 // The session report as data: what `session --json` prints, what the text/markdown report
 // renders, and what the 'report' session event carries. Plain JSON-serialisable values.
+import type { RecorderStatus } from '../run/recorder-probe.js';
 import type { PeriodChoice } from './period-choice.js';
 import type {
   CaptureSourceName,
@@ -131,6 +132,8 @@ export interface SessionReport {
   xruns: ReportXrun[];
   /** Xruns that followed a deliberate --inject-stall (self-test). */
   injectedXruns: number;
+  /** The flight recorder (`--recorder`): on or off and why, what it recorded. */
+  recorder?: RecorderStatus;
   kernelCapture: {
     source: CaptureSourceName;
     lostMessages: number;

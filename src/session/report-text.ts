@@ -182,9 +182,17 @@ export function renderReportText(r: SessionReport): string {
         ? ` (${r.kernelCapture.lostMessages} kernel messages lost: raise log_buf_len)`
         : ''),
   );
+  if (r.recorder) out.push(recorderLine(r.recorder));
   for (const l of r.limitations) out.push(`  - ${l}`);
   pushWarningsAndFiles(out, r);
   return out.join('\n') + '\n';
+}
+
+/** The flight recorder's line in the kernel capture section (`--recorder`). */
+function recorderLine(rec: NonNullable<SessionReport['recorder']>): string {
+  if (!rec.enabled) return `  flight recorder: off (${rec.reason})`;
+  const fired = rec.probeHits !== null ? ` of ${rec.probeHits} fired` : '';
+  return `  flight recorder: ${rec.hits} XRUN hits${fired}, ${rec.windowsKept} windows kept (recorder.txt), ${rec.events.length} events, ${rec.lines} lines, lost events: ${rec.lost}`;
 }
 
 /** The closing sections every run's text report ends with (session and watch alike). */

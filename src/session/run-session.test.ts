@@ -214,3 +214,40 @@ test('--capture none: xrunhunt reads no kernel log, but --mask still sets xrun_d
     report.limitations.join('\n'),
   );
 });
+
+test('--recorder auto without tracefs: the session runs, its report says the recorder was off and why', async () => {
+  const run = setup('recorder-auto');
+  const handle = startSession(
+    { ...options(run), recorder: 'auto' },
+    new AbortController().signal,
+    deps(run, LOCKUP),
+  );
+  const { report } = await handle.outcome;
+  assert.equal(report.recorder?.enabled, false);
+  assert.match(
+    report.recorder?.reason ?? '',
+    /^--recorder auto: off because (tracefs is not mounted|the flight recorder needs root)/,
+  );
+  assert.equal(report.recorder?.hits, 0);
+  assert.equal(existsSync(join(run.out, 'recorder.txt')), false);
+  assert.match(
+    readFileSync(join(run.out, 'report.txt'), 'utf8'),
+    /^ {2}flight recorder: off \(--recorder auto: off because /m,
+  );
+  assert.equal(report.offenders[0]?.function, 'test_unlock', 'the capture ran as without it');
+});
+
+test('--recorder on without tracefs: a clear error, and xrun_debug is put back', async () => {
+  const run = setup('recorder-on');
+  const handle = startSession(
+    { ...options(run), recorder: 'on' },
+    new AbortController().signal,
+    deps(run, LOCKUP),
+  );
+  await assert.rejects(
+    handle.outcome,
+    /^XrunhuntError: --recorder on: (tracefs is not mounted|the flight recorder needs root)/,
+  );
+  assert.equal(run.fake.readProc('asound/card0/pcm0p/xrun_debug').trim(), '0', 'restored');
+  assert.equal(await handle.done.catch(() => 1), 1);
+});

@@ -22,6 +22,7 @@ import {
 import { openRunBundle, runBundleBasics } from '../run/bundle-writer.js';
 import type { CapturedKernelEvent } from '../run/kernel-capture.js';
 import { createKernelProbes } from '../run/kernel-probes.js';
+import { createRecorderProbe, type RecorderMode } from '../run/recorder-probe.js';
 import { runLifecycle } from '../run/lifecycle.js';
 import type { RunProbe } from '../run/probe.js';
 import {
@@ -63,6 +64,8 @@ export interface SessionOptions extends RunOptions {
   periodChoice?: PeriodChoice | null;
   /** Probes of another driver applied with the session's (`try`'s knobs), before the load phases. */
   extraProbes?: readonly RunProbe[];
+  /** `--recorder`: the flight recorder (absent: off, and no `recorder` object in the report). */
+  recorder?: RecorderMode;
 }
 
 /** Everything the session does to the machine, injectable. */
@@ -302,7 +305,27 @@ async function runSession(
     }
   };
 
-  const probes = [capture, playback, xrunDebug, ...(o.extraProbes ?? []), phases];
+  // Before playback, so it sees the stream's first XRUN and outlives its last (W is asked at each
+  // hit, from the buffer time), beside whichever capture backend runs.
+  const recorder = o.recorder
+    ? createRecorderProbe({
+        mode: o.recorder,
+        journalDir: o.journalDir,
+        toolVersion: o.toolVersion,
+        command: `session --recorder ${o.recorder}`,
+        sysRoot: o.roots.sysRoot,
+        procRoot: o.roots.procRoot,
+        bufferSeconds: () => (bufferMs > 0 ? bufferMs / 1000 : null),
+      })
+    : null;
+  const probes = [
+    capture,
+    ...(recorder ? [recorder] : []),
+    playback,
+    xrunDebug,
+    ...(o.extraProbes ?? []),
+    phases,
+  ];
   return runLifecycle(ctx, { ...o, command: 'session' }, probes, {
     init: () => {
       emit({
@@ -436,6 +459,7 @@ async function runSession(
       files: out.files,
       periodChoice: o.periodChoice ?? null,
     });
+    if (recorder) report.recorder = recorder.status();
 
     const summary = playback.summary;
     await out.writeFor(report, warnings, () => ({
@@ -457,7 +481,7 @@ async function runSession(
         histograms: summary ? summary.histograms : null,
       }),
       reportText: renderReportText(report),
-      probeFiles: capture.bundleFiles(),
+      probeFiles: [...capture.bundleFiles(), ...(recorder?.bundleFiles() ?? [])],
       scrub: p.scrub,
     }));
     if (userSignal.aborted || earlyStop) {

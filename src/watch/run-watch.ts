@@ -15,6 +15,7 @@ import { EventBus } from '../run/event-bus.js';
 import { createIntervalProbe } from '../run/interval-probe.js';
 import type { CapturedKernelEvent } from '../run/kernel-capture.js';
 import { createKernelProbes } from '../run/kernel-probes.js';
+import { createRecorderProbe, type RecorderMode } from '../run/recorder-probe.js';
 import { runLifecycle } from '../run/lifecycle.js';
 import {
   createRunContext,
@@ -113,6 +114,8 @@ export interface WatchOptions extends RunOptions {
   untilXruns: number | null;
   mask: number;
   capture: string;
+  /** `--recorder`: the flight recorder (absent: off, and no `recorder` object in the report). */
+  recorder?: RecorderMode;
   scrub: boolean;
   /** Called with each human line (xrun lines, rankings); null: none (json/tui). */
   humanOut: ((text: string) => void) | null;
@@ -396,6 +399,20 @@ async function runWatch(
   });
   const { capture, xrunDebug } = kernel;
   setStackDumps(kernel.setStackDumps);
+  // The flight recorder watches every CPU; W comes from the first watched stream's buffer.
+  const firstHw = streams[0]?.hw;
+  const recorder = o.recorder
+    ? createRecorderProbe({
+        mode: o.recorder,
+        journalDir: o.journalDir,
+        toolVersion: o.toolVersion,
+        command: `watch --recorder ${o.recorder}`,
+        sysRoot: o.roots.sysRoot,
+        procRoot: o.roots.procRoot,
+        bufferSeconds: () =>
+          firstHw?.bufferFrames && firstHw.rateHz ? firstHw.bufferFrames / firstHw.rateHz : null,
+      })
+    : null;
   // Load baseline and dashboard stats once a second.
   const loadSampling = createIntervalProbe(
     'load sampler',
@@ -430,7 +447,7 @@ async function runWatch(
   return runLifecycle(
     ctx,
     { ...o, command: 'watch' },
-    [capture, xrunDebug, loadSampling, polling, liveRanking],
+    [capture, xrunDebug, ...(recorder ? [recorder] : []), loadSampling, polling, liveRanking],
     {
       init: () => {
         emit({
@@ -566,6 +583,7 @@ async function runWatch(
       bundle: o.outDir,
       files: out.files,
     });
+    if (recorder) report.recorder = recorder.status();
     const first = streams[0];
     await out.writeFor(report, warnings, () => ({
       bundle: {
@@ -589,7 +607,7 @@ async function runWatch(
         kind: 'watch',
       },
       reportText: renderWatchText(report, summary),
-      probeFiles: capture.bundleFiles(),
+      probeFiles: [...capture.bundleFiles(), ...(recorder?.bundleFiles() ?? [])],
       scrub: o.scrub,
     }));
     emit({ type: 'ranking', timeMs: elapsed(), ranking: final });

@@ -102,6 +102,18 @@ const RUN_OPTIONS = {
   console: { type: 'boolean', description: "print the guest's serial console on stderr" },
 } as const;
 
+/** `lab session` also takes `--recorder` before `--` and hands it to the session in the guest. */
+const SESSION_LAB_OPTIONS = {
+  ...RUN_OPTIONS,
+  recorder: {
+    type: 'string',
+    choices: ['off', 'auto', 'on'],
+    valueName: 'MODE',
+    description:
+      'the session\'s flight recorder (same as "session --recorder" after --): off, auto, on',
+  },
+} as const;
+
 type RunValues = CommandContext<typeof RUN_OPTIONS>['values'];
 
 // Turns the shared run options into a request and boots the lab; returns the exit code.
@@ -334,8 +346,9 @@ probes choose the smallest period that is nearly xrun-free in this guest).`,
     'xrunhunt lab session -- --phases idle:20s,fsync:20s --period 64',
     'xrunhunt lab session --inject lockup:10:irq -- --json',
     'xrunhunt lab session --card hda -- --phases idle:20s --period 128',
+    'xrunhunt lab session --kernel debian --card hda --recorder on -- --period 64',
   ],
-  options: RUN_OPTIONS,
+  options: SESSION_LAB_OPTIONS,
   positionals: true,
   async run(ctx) {
     const args = [...ctx.positionals, ...ctx.rest];
@@ -347,9 +360,13 @@ probes choose the smallest period that is nearly xrun-free in this guest).`,
       : ['--device', defaultAlsaDevice(parseSoundCards(ctx.values.card))];
     // Under TCG a fixed small period drops out idle; probe for one that does not.
     const period = given('--period') ? [] : ['--period', 'auto'];
+    const recorder =
+      ctx.values.recorder === undefined || given('--recorder')
+        ? []
+        : ['--recorder', ctx.values.recorder];
     return bootWith(ctx, {
       kind: 'argv',
-      argv: innerXrunhuntArgv(['session', ...device, ...period, ...args]),
+      argv: innerXrunhuntArgv(['session', ...device, ...period, ...recorder, ...args]),
     });
   },
 });

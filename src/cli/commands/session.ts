@@ -2,7 +2,8 @@
 // opened, kernel-log capture, real-time playback under load phases, correlation, a ranked
 // report with a conclusion, and a bundle folder. Restores xrun_debug whatever happens.
 import { sessionMachineOptions } from '../session-machine.js';
-import { KERNEL_CAPTURE_OPTIONS } from '../capture-options.js';
+import { KERNEL_CAPTURE_OPTIONS, RECORDER_OPTIONS } from '../capture-options.js';
+import type { RecorderMode } from '../../run/recorder-probe.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { defineCommand } from '../command.js';
@@ -76,6 +77,7 @@ export const SESSION_OPTIONS = {
     description: 'stop after DURATION in all (10s, 2m), cutting the phase plan short',
   },
   ...KERNEL_CAPTURE_OPTIONS,
+  ...RECORDER_OPTIONS,
   pcm: {
     type: 'string',
     valueName: 'NAME',
@@ -248,6 +250,7 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
         phases: plan.phases,
         injectStall: plan.injectStall,
         periodChoice,
+        recorder: v.recorder as RecorderMode,
       },
       ctx.signal,
       deps,

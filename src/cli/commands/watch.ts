@@ -2,7 +2,8 @@
 // the running PCM streams and their owners, turns on the kernel's XRUN reporting for them
 // (restored at the end, on Ctrl-C and after a kill -9), ranks what the kernel was doing at
 // each underrun with the load at that moment, and writes a session-compatible bundle.
-import { KERNEL_CAPTURE_OPTIONS } from '../capture-options.js';
+import { KERNEL_CAPTURE_OPTIONS, RECORDER_OPTIONS } from '../capture-options.js';
+import type { RecorderMode } from '../../run/recorder-probe.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { defineCommand } from '../command.js';
@@ -103,6 +104,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
       description: 'bundle folder (default: ./xrunhunt-watch-<date>-<time>/)',
     },
     ...KERNEL_CAPTURE_OPTIONS,
+    ...RECORDER_OPTIONS,
     'rank-every': {
       type: 'string',
       valueName: 'DURATION',
@@ -186,6 +188,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
         untilXruns,
         mask,
         capture: v.capture,
+        recorder: v.recorder as RecorderMode,
         roots,
         journalDir: journal.dir,
         journalSearchDirs: journal.searchDirs,

@@ -1,0 +1,147 @@
+// The flight recorder on a stock kernel (Debian's own, `--kernel debian`, Intel HDA, threadirqs),
+// in ONE lab boot: a session with `--recorder on` beside the kprobe backend at 64-frame periods
+// under write load records the scheduler/IRQ events, sees each XRUN through its own probe (every
+// hit its kprobe_profile counts, within a stated margin) and keeps a window per hit; afterwards its
+// instance and probe are gone. Then a `watch --recorder on` is killed with -9 while recording:
+// the instance and probe stay, and the next start removes them (journal part `recorder`).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execInLab } from '../helpers/lab.js';
+import { repoRoot } from '../helpers/cli.js';
+import { debianLabSkip } from './debian-lab.js';
+
+const tsx = import.meta.resolve('tsx');
+const X = `${process.execPath} --import ${tsx} ${repoRoot}src/cli/main.ts`;
+const T = '/sys/kernel/tracing';
+const DEVICE = 'hw:CARD=Intel,DEV=0';
+
+/** Splits `== name` sections of a lab script's stdout. */
+function sections(stdout: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of stdout.split(/^== /m).slice(1)) {
+    const nl = part.indexOf('\n');
+    out.set(part.slice(0, nl).trim(), part.slice(nl + 1));
+  }
+  return out;
+}
+
+interface Report {
+  recorder?: {
+    enabled: boolean;
+    reason: string;
+    events: string[];
+    lines: number;
+    lost: number;
+    hits: number;
+    probeHits: number | null;
+    ringLost: number | null;
+    windowsKept: number;
+    bytes: number;
+  };
+  kernelCapture: { source: string };
+  events: { kind: string }[];
+  warnings: string[];
+}
+
+const skip = await debianLabSkip('debian');
+
+test(
+  'Debian kernel, HDA, threadirqs: --recorder on beside the kprobe sees every XRUN with a window, and a kill -9 is undone at the next start',
+  { skip, timeout: 720_000 },
+  async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')), 'results');
+    const listing = `grep -c xrunhunt_rec ${T}/kprobe_events; ls ${T}/instances | grep -c '^xrunhunt-recorder$'; echo end`;
+    const script = [
+      `echo "== session"; ${X} session --device ${DEVICE} --period 64 --periods 2 --phases idle:2s,write:6s --capture kprobe --recorder on --out s1 --json > s1.json 2> s1.err; echo "rc=$?"`,
+      `echo "== after"; ${listing}`,
+      // A player to watch (restarted until the end: node starts slowly under TCG), then kill -9
+      // the watch while the recorder is installed.
+      `(while [ ! -e /run/stop-player ]; do aplay -D hw:0,0 -t raw -f S16_LE -r 48000 -c 2 --period-size=256 --buffer-size=512 -d 20 /dev/zero 2>/dev/null; done) & sleep 2`,
+      `${X} watch --recorder on --duration 60s --out w1 >/dev/null 2>w1.err & W=$!`,
+      `for i in $(seq 1 120); do [ -d ${T}/instances/xrunhunt-recorder ] && grep -q xrunhunt_rec ${T}/kprobe_events && break; sleep 0.5; done; sleep 1`,
+      `kill -9 $W; wait $W 2>/dev/null`,
+      `echo "== killed"; ${listing}`,
+      'touch /run/stop-player; pkill -x aplay; sleep 1',
+      `echo "== next"; ${X} session --device ${DEVICE} --phases idle:1s --capture none --json >/dev/null 2>next.err; echo "rc=$?"; cat next.err`,
+      `echo "== restored"; ${listing}`,
+    ].join('\n');
+    try {
+      const r = await execInLab(script, {
+        labOptions: [
+          '--kernel',
+          'debian',
+          '--card',
+          'hda',
+          '--threadirqs',
+          '--scratch',
+          '3G',
+          '--out',
+          out,
+          '--timeout',
+          // Boot took 57 s and the whole script 5–6 min under TCG at host load 9–13 (tsx compiles
+          // the CLI three times in the guest).
+          '10m',
+        ],
+        timeoutMs: 660_000,
+      });
+      assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+      const s = sections(r.stdout);
+      assert.ok(s.has('restored'), `${r.stdout}\n${r.stderr}`);
+      const err = existsSync(join(out, 's1.err')) ? readFileSync(join(out, 's1.err'), 'utf8') : '';
+      assert.match(s.get('session')!, /rc=[02]\b/, `session failed:\n${err}`);
+      const report = JSON.parse(readFileSync(join(out, 's1.json'), 'utf8')) as Report;
+      const rec = report.recorder!;
+      const kprobeXruns = report.events.filter((e) => e.kind === 'xrun').length;
+      process.stderr.write(
+        `lab recorder debian hda 64/2 idle:2s,write:6s: ${rec.hits} recorder hits of ${rec.probeHits} fired (kprobe_profile), ring lost ${rec.ringLost}; the kprobe backend delivered ${kprobeXruns} xruns; ${rec.windowsKept} windows, ${rec.lines} lines (${(rec.bytes / 1e6).toFixed(1)} MB), lost ${rec.lost}\n`,
+      );
+      const diag = `recorder: ${JSON.stringify(rec)}\nwarnings: ${report.warnings.join('\n')}\nstderr: ${err.slice(-3000)}`;
+      assert.equal(report.kernelCapture.source, 'trace_pipe', 'the kprobe backend ran beside it');
+      assert.equal(rec.enabled, true, rec.reason);
+      for (const e of [
+        'sched:sched_switch',
+        'sched:sched_waking',
+        'irq:irq_handler_entry',
+        'xrunhunt_rec:xrun',
+      ])
+        assert.ok(rec.events.includes(e), `${e} in ${rec.events.join(', ')}`);
+      // Ground truth: the recorder probe's own hit count (kprobe_profile, read just before it is
+      // removed). Measured under TCG: 656/891, 834/1541 (1626 LOST) and 1029/1478 fired hits
+      // reached trace_pipe, twice with no [LOST] line and no ring-buffer overrun or drop (the
+      // kprobe backend's buffer, same runs: 163, 166, 274) — a loss the kernel does not report,
+      // still unexplained (docs/recorder.md).
+      // Asserted: never more hits than fired, at least 10 XRUNs, and at least half delivered.
+      assert.ok(rec.probeHits !== null, `kprobe_profile unreadable\n${diag}`);
+      assert.ok(rec.probeHits >= 10, `expected at least 10 XRUNs at 64-frame periods\n${diag}`);
+      assert.ok(rec.hits <= rec.probeHits, diag);
+      assert.ok(
+        rec.hits >= rec.probeHits * 0.5,
+        `recorder hits ${rec.hits} of ${rec.probeHits} fired (lost ${rec.lost}, ring ${rec.ringLost})\n${diag}`,
+      );
+      assert.equal(rec.windowsKept, Math.min(rec.hits, 400));
+      const txt = readFileSync(join(out, 's1', 'recorder.txt'), 'utf8');
+      assert.match(txt, /^# xrunhunt flight recorder: \d+ xrun hit/);
+      assert.match(txt, /^# window 1: hit at \d+\.\d+ on CPU \d/m);
+      assert.match(txt, /sched_switch: prev_comm=/);
+      assert.match(txt, /xrun: \(__snd_pcm_xrun\+0x0\/0x[0-9a-f]+ \[snd_pcm\]\)/);
+      assert.match(txt, /^ => snd_pcm_period_elapsed/m);
+
+      // Nothing left after the normal end …
+      assert.match(s.get('after')!, /^0\n0\nend/);
+      // … still installed right after a kill -9 …
+      assert.match(
+        s.get('killed')!,
+        /^1\n1\nend/,
+        `watch stderr: ${existsSync(join(out, 'w1.err')) ? readFileSync(join(out, 'w1.err'), 'utf8') : ''}`,
+      );
+      // … and removed by the next start, which says so.
+      assert.match(s.get('next')!, /killed xrunhunt run .* restoring/);
+      assert.match(s.get('restored')!, /^0\n0\nend/);
+    } finally {
+      rmSync(join(out, '..'), { recursive: true, force: true });
+    }
+  },
+);
