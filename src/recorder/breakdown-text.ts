@@ -86,3 +86,15 @@ export function summaryLines(s: BreakdownSummary, options: { top?: number } = {}
     );
   return lines;
 }
+
+/** The conclusion a report leads with when the flight recorder explained its XRUNs (null: none). */
+export function breakdownConclusion(s: BreakdownSummary): string | null {
+  const top = s.blockers[0];
+  if (s.xruns === 0 || !top) return null;
+  const prio = top.prio !== undefined ? ` (prio ${top.prio})` : '';
+  return (
+    `the flight recorder explained ${s.complete} of ${s.xruns} XRUNs: the largest share of the lateness ` +
+    `(${(top.share * 100).toFixed(0)} %, ${top.totalMs.toFixed(1)} ms, largest part in ${top.topCount}) was ` +
+    `${KIND_LABEL[top.kind]} ${escapeControlChars(top.name)}${prio}; see "latency breakdown" below`
+  );
+}

@@ -321,3 +321,35 @@ test('hits the kernel fired but trace_pipe never delivered are counted and warne
     c.said.join('\n'),
   );
 });
+
+test('explain(): the kept window of the real capture becomes its breakdown (aplay kept off CPU 0 by cat and dd)', async () => {
+  const m = mockSource(fixtureLines());
+  const p = createRecorderProbe({
+    ...base,
+    mode: 'on',
+    createSource: m.create,
+    unavailable: () => null,
+  });
+  const c = ctx();
+  await p.apply!(c);
+  await p.restore!(c);
+  const r = p.explain({ periodSeconds: 64 / 48000, bufferSeconds: 128 / 48000 });
+  assert.ok(r);
+  assert.equal(r.unreadable, 0);
+  assert.equal(r.breakdowns.length, 1);
+  const b = r.breakdowns[0]!;
+  // Read by hand from the trace (test/fixtures/recorder/, breakdown-fixtures.test.ts): aplay was
+  // woken at 8.570439 by the IRQ thread and kept off CPU 0 by cat (0.859 ms) and dd (0.840 ms).
+  assert.equal(b.cls, 'blocked-by-task');
+  assert.equal(b.late.comm, 'aplay');
+  assert.deepEqual(
+    b.parts.slice(0, 2).map((x) => [x.name, Math.round(x.ms * 1000)]),
+    [
+      ['cat', 859],
+      ['dd', 840],
+    ],
+  );
+  assert.equal(r.summary.blockers[0]?.name, 'cat');
+  const off = createRecorderProbe({ ...base, mode: 'off', createSource: m.create });
+  assert.equal(off.explain({ periodSeconds: 0.001, bufferSeconds: 0.002 }), null);
+});

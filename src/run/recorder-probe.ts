@@ -10,6 +10,9 @@ import type {
   RecorderSourceOptions,
 } from '../kernel/recorder-source.js';
 import type { BundleFile, RunContext, RunProbe } from './probe.js';
+import { explainRecorderWindows } from '../recorder/explain-windows.js';
+import type { RecorderExplanation } from '../recorder/explain-windows.js';
+import type { StreamTiming } from '../recorder/breakdown-types.js';
 import {
   DEFAULT_WINDOW_LIMITS,
   RecorderWindows,
@@ -42,6 +45,8 @@ export interface RecorderStatus {
   windowsKept: number;
   windowsTruncated: number;
   bytes: number;
+  /** The per-XRUN latency breakdowns of the kept windows (absent when off or not asked). */
+  breakdown?: RecorderExplanation;
 }
 
 export interface RecorderProbeOptions {
@@ -67,6 +72,8 @@ export interface RecorderProbe extends RunProbe {
   /** The kept windows, oldest first (hit line, its time and CPU, the raw lines). */
   windows(): RecorderWindow[];
   status(): RecorderStatus;
+  /** The breakdown of every kept window, given the stream's timing (null when it did not run). */
+  explain(timing: StreamTiming): RecorderExplanation | null;
   /** recorder.txt (none when the recorder did not run). */
   bundleFiles(): BundleFile[];
 }
@@ -94,6 +101,7 @@ export function createRecorderProbe(o: RecorderProbeOptions): RecorderProbe {
   return {
     name: 'flight recorder',
     windows: () => kept.windows(),
+    explain: (timing) => (source === null ? null : explainRecorderWindows(kept.windows(), timing)),
     status: () => ({
       enabled: source !== null,
       reason,

@@ -5,6 +5,7 @@ import { formatDuration } from '../units.js';
 import type { HeadroomSummary, SessionThroughput } from './events.js';
 import type { LoadEffect, SessionReport } from './report-model.js';
 import { offenderName } from './report-build.js';
+import { summaryLines } from '../recorder/breakdown-text.js';
 
 /** How many offenders the human report lists (the JSON has all). */
 const TOP_OFFENDERS = 10;
@@ -182,10 +183,28 @@ export function renderReportText(r: SessionReport): string {
         ? ` (${r.kernelCapture.lostMessages} kernel messages lost: raise log_buf_len)`
         : ''),
   );
-  if (r.recorder) out.push(recorderLine(r.recorder));
+  if (r.recorder) out.push(...recorderLines(r.recorder));
   for (const l of r.limitations) out.push(`  - ${l}`);
   pushWarningsAndFiles(out, r);
   return out.join('\n') + '\n';
+}
+
+/** Where the time went before each XRUN, from the flight recorder (its summary, indented). */
+function breakdownSection(
+  b: NonNullable<NonNullable<SessionReport['recorder']>['breakdown']>,
+): string[] {
+  if (b.breakdowns.length === 0) return ['  latency breakdown: no XRUN window was recorded'];
+  const lines = summaryLines(b.summary, { top: 8 }).map((l) => `  ${l}`);
+  if (b.unreadable > 0) lines.push(`  (${b.unreadable} windows had no readable hit line)`);
+  return [
+    '  latency breakdown (flight recorder; docs/recorder.md "Reading a breakdown"):',
+    ...lines,
+  ];
+}
+
+/** The flight recorder's lines (session and watch): what it recorded, then the breakdown. */
+export function recorderLines(rec: NonNullable<SessionReport['recorder']>): string[] {
+  return [recorderLine(rec), ...(rec.breakdown ? breakdownSection(rec.breakdown) : [])];
 }
 
 /** The flight recorder's line in the kernel capture section (`--recorder`). */

@@ -23,6 +23,7 @@ import { openRunBundle, runBundleBasics } from '../run/bundle-writer.js';
 import type { CapturedKernelEvent } from '../run/kernel-capture.js';
 import { createKernelProbes } from '../run/kernel-probes.js';
 import { createRecorderProbe, type RecorderMode } from '../run/recorder-probe.js';
+import { breakdownConclusion } from '../recorder/breakdown-text.js';
 import { runLifecycle } from '../run/lifecycle.js';
 import type { RunProbe } from '../run/probe.js';
 import {
@@ -135,6 +136,7 @@ async function runSession(
   let stream: PcmStreamInfo | undefined;
   let bufferMs = (p.periodFrames * p.periods * 1000) / p.rateHz;
   let bufferFrames = p.periodFrames * p.periods;
+  let periodMs = (p.periodFrames * 1000) / p.rateHz;
   let policy: string | null = null;
   let earlyStop: string | null = null;
   let onXrun: OnXrunRunner | null = null;
@@ -265,6 +267,7 @@ async function runSession(
     const g = started.granted;
     bufferMs = (g.bufferFrames * 1000) / g.rate;
     bufferFrames = g.bufferFrames;
+    periodMs = (g.periodFrames * 1000) / g.rate;
     policy = `${started.policy.policy}${started.policy.priority ? ` ${started.policy.priority}` : ''}`;
     hwPcmName = p.pcm ?? started.hwPcm?.kernelName ?? null;
     emit({
@@ -459,7 +462,19 @@ async function runSession(
       files: out.files,
       periodChoice: o.periodChoice ?? null,
     });
-    if (recorder) report.recorder = recorder.status();
+    if (recorder) {
+      report.recorder = recorder.status();
+      const explained = recorder.explain({
+        periodSeconds: periodMs / 1000,
+        bufferSeconds: bufferMs / 1000,
+        writerPids: playback.summary?.policy?.tid ? [playback.summary.policy.tid] : undefined,
+      });
+      if (explained) {
+        report.recorder.breakdown = explained;
+        const said = breakdownConclusion(explained.summary);
+        if (said) report.conclusion.push(said);
+      }
+    }
 
     const summary = playback.summary;
     await out.writeFor(report, warnings, () => ({

@@ -16,6 +16,7 @@ import { createIntervalProbe } from '../run/interval-probe.js';
 import type { CapturedKernelEvent } from '../run/kernel-capture.js';
 import { createKernelProbes } from '../run/kernel-probes.js';
 import { createRecorderProbe, type RecorderMode } from '../run/recorder-probe.js';
+import { breakdownConclusion } from '../recorder/breakdown-text.js';
 import { runLifecycle } from '../run/lifecycle.js';
 import {
   createRunContext,
@@ -583,7 +584,22 @@ async function runWatch(
       bundle: o.outDir,
       files: out.files,
     });
-    if (recorder) report.recorder = recorder.status();
+    if (recorder) {
+      report.recorder = recorder.status();
+      // The first watched stream's timing; its writer is found in the trace (the task each sound
+      // interrupt wakes), since watch does not know the application's threads.
+      if (firstHw?.periodFrames && firstHw.bufferFrames && firstHw.rateHz) {
+        const explained = recorder.explain({
+          periodSeconds: firstHw.periodFrames / firstHw.rateHz,
+          bufferSeconds: firstHw.bufferFrames / firstHw.rateHz,
+        });
+        if (explained) {
+          report.recorder.breakdown = explained;
+          const said = breakdownConclusion(explained.summary);
+          if (said) report.conclusion.push(said);
+        }
+      }
+    }
     const first = streams[0];
     await out.writeFor(report, warnings, () => ({
       bundle: {

@@ -6,7 +6,7 @@
 import type { CorrelationResult } from '../analysis/correlate.js';
 import type { SessionKernelEvent, SessionHostSummary, SessionParams } from '../session/events.js';
 import type { SessionReport } from '../session/report-model.js';
-import { pushWarningsAndFiles } from '../session/report-text.js';
+import { pushWarningsAndFiles, recorderLines } from '../session/report-text.js';
 import {
   buildSessionReport,
   concludeSession,
@@ -358,6 +358,7 @@ export function renderWatchText(report: SessionReport, summary: WatchSummary): s
   out.push(
     `  source: ${report.kernelCapture.source}; xrun_debug: ${report.kernelCapture.pcm ? `${report.kernelCapture.pcm} mask ${report.kernelCapture.mask ?? '-'}` : 'not set'}; lost messages: ${report.kernelCapture.lostMessages}; ${r.otherEvents} event(s) on other streams or naming none`,
   );
+  if (report.recorder) out.push(...recorderLines(report.recorder));
   for (const x of report.limitations) out.push(`  - ${x}`);
   out.push(`  stopped: ${summary.stopReason}`);
   pushWarningsAndFiles(out, report);
