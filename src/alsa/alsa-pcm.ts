@@ -178,11 +178,15 @@ export class AlsaPcm implements PcmBinding {
         reason: `the device runs without period interrupts (snd_pcm_hw_params_set_period_wakeup 0); the writer sleeps on CLOCK_MONOTONIC and the kernel detects underruns in its snd_pcm_delay call`,
       };
     }
+    const hw = this.hwPcm();
+    const why = hw
+      ? `the driver of ${hw.kernelName} (${hw.id}) does not offer it (no SNDRV_PCM_INFO_NO_PERIOD_WAKEUP; snd-dummy is one such)`
+      : `it has no kernel PCM underneath (a plugin such as plug:jack, or null)`;
     return {
       requested: 'timer',
       method: 'avail-min-buffer',
       periodInterrupts: true,
-      reason: `the ${type} device cannot turn period interrupts off (snd_pcm_hw_params_can_disable_period_wakeup = 0${type === 'IOPLUG' || type === 'PLUG' ? ', as every plugin without a kernel PCM underneath, e.g. plug:jack' : ''}): it still raises them and may detect underruns there; the writer ignores them (period_event 0, avail_min = buffer) and sleeps on its own timer`,
+      reason: `the ${type} device cannot turn period interrupts off: ${why}; they stay, and underruns may still be detected there — the writer ignores them (period_event 0, avail_min = buffer) and sleeps on its own timer`,
     };
   }
 

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MockClock, MockPcm } from '../alsa/mock-pcm.js';
 import type { GrantedParams } from '../alsa/pcm-binding.js';
+import type { MonotonicClock } from '../alsa/monotonic-clock.js';
 import { runWriteLoop } from './write-loop.js';
 import type { LoopEvent, LoopResult } from './write-loop.js';
 import type { StallPlan } from './stall-plan.js';
@@ -31,11 +32,15 @@ function run(opts: { durationMs: number; stalls?: StallPlan | null }): {
   const events: LoopEvent[] = [];
   const sleeps: number[] = [];
   const buf = Buffer.alloc(64 * 4);
-  const sleepNs = clock.sleepNs;
-  // Records every timer sleep of the loop, then lets the virtual clock move.
-  clock.sleepNs = (ns: number): void => {
-    sleeps.push(ns);
-    sleepNs(ns);
+  // The MOCK clock, recording every timer sleep of the loop before it moves the virtual time.
+  const recording: MonotonicClock = {
+    originNs: clock.originNs,
+    nowNs: clock.nowNs,
+    readNs: clock.readNs,
+    sleepNs: (ns: number): void => {
+      sleeps.push(ns);
+      clock.sleepNs(ns);
+    },
   };
   const result = runWriteLoop(
     {
@@ -48,7 +53,7 @@ function run(opts: { durationMs: number; stalls?: StallPlan | null }): {
     },
     {
       pcm,
-      clock,
+      clock: recording,
       sleepMs: clock.sleepMs,
       shouldStop: () => false,
       nextPeriod: () => buf,
