@@ -5,7 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { MockClock, MockPcm } from '../alsa/mock-pcm.js';
-import type { GrantedParams } from '../alsa/pcm-binding.js';
+import type { GrantedParams, PcmBinding } from '../alsa/pcm-binding.js';
+import { PCM_STATE } from '../alsa/pcm-binding.js';
 import type { MonotonicClock } from '../alsa/monotonic-clock.js';
 import { runWriteLoop } from './write-loop.js';
 import type { LoopEvent, LoopResult } from './write-loop.js';
@@ -145,4 +146,62 @@ test('timer mode: a device that fails snd_pcm_delay with -ENODEV ends as device-
   );
   assert.equal(result.endReason, 'device-gone');
   assert.equal(result.error?.op, 'snd_pcm_delay');
+});
+
+test('timer mode: a device whose position stops is warned about once, and the writer keeps sleeping a period at a time (no busy loop)', () => {
+  const clock = new MockClock();
+  // A MOCK device frozen while running: full buffer, no room ever, delay = the buffer.
+  const frozen: PcmBinding = {
+    device: 'frozen',
+    availUpdate: () => 0,
+    delay: () => 128,
+    writei: () => -11,
+    wait: () => 0,
+    status: () => -5,
+    recover: () => 0,
+    resume: () => 0,
+    prepare: () => 0,
+    start: () => 0,
+    state: () => PCM_STATE.RUNNING,
+    drop: () => 0,
+    close: () => undefined,
+    strerror: (e) => `mock ${e}`,
+  };
+  const events: LoopEvent[] = [];
+  let sleeps = 0;
+  const result = runWriteLoop(
+    {
+      granted,
+      durationNs: 2e9,
+      stalls: null,
+      statsIntervalNs: 1e9,
+      waitTimeoutMs: 1000,
+      wakeup: 'timer',
+    },
+    {
+      pcm: frozen,
+      clock: {
+        originNs: clock.originNs,
+        nowNs: clock.nowNs,
+        readNs: clock.readNs,
+        sleepNs: (ns) => {
+          sleeps++;
+          clock.sleepNs(ns);
+        },
+      },
+      sleepMs: clock.sleepMs,
+      shouldStop: () => false,
+      nextPeriod: () => Buffer.alloc(256),
+      emit: (e) => events.push(e),
+    },
+  );
+  assert.equal(result.endReason, 'duration');
+  const warnings = events.filter((e) => e.type === 'warning');
+  assert.equal(warnings.length, 1);
+  assert.match(
+    warnings[0]!.type === 'warning' ? warnings[0]!.warning.message : '',
+    /"frozen" played nothing for 1000 ms/,
+  );
+  // 2 s of one-period (1.333 ms) sleeps: 1500, not a spin.
+  assert.ok(Math.abs(sleeps - 1500) <= 1, `${sleeps} sleeps`);
 });
