@@ -96,3 +96,34 @@ test('close twice is harmless', () => {
   pcm.close();
   pcm.close();
 });
+
+test('--wakeup on null: period is the period mode; timer falls back (no kernel PCM to turn period interrupts off) and says why', () => {
+  const period = AlsaPcm.open('null');
+  try {
+    period.configure(req);
+    assert.equal(period.wakeup.method, 'period-interrupts');
+    assert.equal(period.wakeup.requested, 'period');
+  } finally {
+    period.close();
+  }
+  const timer = AlsaPcm.open('null');
+  try {
+    timer.configure({ ...req, wakeup: 'timer' });
+    const w = timer.wakeup;
+    assert.deepEqual(
+      { requested: w.requested, method: w.method, periodInterrupts: w.periodInterrupts },
+      { requested: 'timer', method: 'avail-min-buffer', periodInterrupts: true },
+    );
+    assert.match(
+      w.reason,
+      /^the NULL device cannot turn period interrupts off: it has no kernel PCM/,
+    );
+    // snd_pcm_delay through the real library: a frame count, never negative.
+    assert.equal(timer.prepare(), 0);
+    assert.ok(timer.delay() >= 0);
+    assert.equal(timer.writei(Buffer.alloc(64 * 4), 64), 64);
+    assert.ok(timer.delay() >= 0);
+  } finally {
+    timer.close();
+  }
+});

@@ -3,7 +3,14 @@
 import type { Handle, Asound, Timespec } from './libasound.js';
 import { loadAsound, takeAlsaMessages } from './libasound.js';
 import { AlsaError, ERRNO } from './alsa-error.js';
-import type { GrantedParams, HwPcm, PcmBinding, PcmStatus } from './pcm-binding.js';
+import type {
+  GrantedParams,
+  HwPcm,
+  PcmBinding,
+  PcmStatus,
+  WakeupGrant,
+  WakeupMode,
+} from './pcm-binding.js';
 
 const SND_PCM_STREAM_PLAYBACK = 0;
 const SND_PCM_NONBLOCK = 1;
@@ -18,10 +25,19 @@ export interface PcmRequest {
   format: string;
   periodFrames: number;
   periods: number;
+  /** Who wakes the writer (default `period`); `timer` turns period interrupts off where it can. */
+  wakeup?: WakeupMode;
 }
 
 const LIST_HINT =
   'list playback devices with "aplay -L" (names) and "aplay -l" (cards); without a sound card use plug:jack with a running JACK server, or "xrunhunt lab"';
+
+const PERIOD_WAKEUP: WakeupGrant = {
+  requested: 'period',
+  method: 'period-interrupts',
+  periodInterrupts: true,
+  reason: 'the writer waits for period interrupts (snd_pcm_wait), as aplay and JACK do',
+};
 
 function timespecNs(t: Timespec): bigint {
   return BigInt(t.tv_sec) * 1_000_000_000n + BigInt(t.tv_nsec);
@@ -34,6 +50,9 @@ export class AlsaPcm implements PcmBinding {
   #pcm: Handle;
   #status: Handle;
   #closed = false;
+  // snd_pcm_delay's out parameter, reused so the hot path allocates nothing.
+  readonly #delayOut: [number] = [0];
+  #wakeup: WakeupGrant = PERIOD_WAKEUP;
 
   private constructor(lib: Asound, pcm: Handle, device: string) {
     this.#lib = lib;
@@ -111,6 +130,7 @@ export class AlsaPcm implements PcmBinding {
         lib.hwSetBufferSizeNear(this.#pcm, p, [req.periodFrames * req.periods]),
         'snd_pcm_hw_params_set_buffer_size_near',
       );
+      this.#wakeup = this.#requestWakeup(p, req.wakeup ?? 'period');
       this.#check(lib.hwParams(this.#pcm, p), 'snd_pcm_hw_params');
       const rate: [number] = [0];
       const channels: [number] = [0];
@@ -130,16 +150,50 @@ export class AlsaPcm implements PcmBinding {
         bufferFrames: buffer[0],
         frameBytes: (channels[0] * lib.formatPhysicalWidth(fmt[0])) / 8,
       };
-      this.#configureSw(granted);
+      this.#configureSw(granted, this.#wakeup);
       return granted;
     } finally {
       lib.hwParamsFree(hw[0]);
     }
   }
 
-  // Start when the buffer is full (the engine fills it first), wake when a period is free,
+  /** How the device was set up for the requested wake-up mode (after configure()). */
+  get wakeup(): WakeupGrant {
+    return this.#wakeup;
+  }
+
+  // Timer mode, as PipeWire does it: no period interrupts where the device can run without
+  // them (HDA and most PCI cards: SNDRV_PCM_INFO_NO_PERIOD_WAKEUP); else they stay and only
+  // the writer's poll wake-ups go (#configureSw). Must come before snd_pcm_hw_params.
+  #requestWakeup(p: Handle, mode: WakeupMode): WakeupGrant {
+    if (mode === 'period') return PERIOD_WAKEUP;
+    const lib = this.#lib;
+    const type = this.typeName();
+    if (lib.hwCanDisablePeriodWakeup(p) === 1) {
+      this.#check(lib.hwSetPeriodWakeup(this.#pcm, p, 0), 'snd_pcm_hw_params_set_period_wakeup');
+      return {
+        requested: 'timer',
+        method: 'no-period-wakeup',
+        periodInterrupts: false,
+        reason: `the device runs without period interrupts (snd_pcm_hw_params_set_period_wakeup 0); the writer sleeps on CLOCK_MONOTONIC and the kernel detects underruns in its snd_pcm_delay call`,
+      };
+    }
+    const hw = this.hwPcm();
+    const why = hw
+      ? `the driver of ${hw.kernelName} (${hw.id}) does not offer it (no SNDRV_PCM_INFO_NO_PERIOD_WAKEUP; snd-dummy is one such)`
+      : `it has no kernel PCM underneath (a plugin such as plug:jack, or null)`;
+    return {
+      requested: 'timer',
+      method: 'avail-min-buffer',
+      periodInterrupts: true,
+      reason: `the ${type} device cannot turn period interrupts off: ${why}; they stay, and underruns may still be detected there — the writer ignores them (period_event 0, avail_min = buffer) and sleeps on its own timer`,
+    };
+  }
+
+  // Start when the buffer is full (the engine fills it first), wake when a period is free
+  // (timer mode: when the whole buffer is, i.e. never in practice, the writer does not poll),
   // and timestamp status in CLOCK_MONOTONIC so trigger times compare with process.hrtime.
-  #configureSw(granted: GrantedParams): void {
+  #configureSw(granted: GrantedParams, wakeup: WakeupGrant): void {
     const lib = this.#lib;
     const sw: [Handle] = [null];
     this.#check(lib.swParamsMalloc(sw), 'snd_pcm_sw_params_malloc');
@@ -151,9 +205,16 @@ export class AlsaPcm implements PcmBinding {
         'snd_pcm_sw_params_set_start_threshold',
       );
       this.#check(
-        lib.swSetAvailMin(this.#pcm, p, granted.periodFrames),
+        lib.swSetAvailMin(
+          this.#pcm,
+          p,
+          wakeup.requested === 'timer' ? granted.bufferFrames : granted.periodFrames,
+        ),
         'snd_pcm_sw_params_set_avail_min',
       );
+      if (wakeup.requested === 'timer') {
+        this.#check(lib.swSetPeriodEvent(this.#pcm, p, 0), 'snd_pcm_sw_params_set_period_event');
+      }
       this.#check(
         lib.swSetTstampMode(this.#pcm, p, SND_PCM_TSTAMP_ENABLE),
         'snd_pcm_sw_params_set_tstamp_mode',
@@ -198,6 +259,13 @@ export class AlsaPcm implements PcmBinding {
 
   availUpdate(): number {
     return this.#lib.availUpdate(this.#pcm);
+  }
+  delay(): number {
+    const out = this.#delayOut;
+    const rc = this.#lib.delay(this.#pcm, out);
+    if (rc < 0) return rc;
+    const d = out[0];
+    return d > 0 ? d : 0;
   }
   writei(buffer: Buffer, frames: number): number {
     return this.#lib.writei(this.#pcm, buffer, frames);

@@ -29,6 +29,9 @@ export interface Asound {
   hwSetPeriodSizeNear(pcm: Handle, p: Handle, val: [number], dir: [number]): number;
   hwSetBufferSizeNear(pcm: Handle, p: Handle, val: [number]): number;
   hwSetRateResample(pcm: Handle, p: Handle, val: number): number;
+  /** 1 when the device can run without period interrupts (SNDRV_PCM_INFO_NO_PERIOD_WAKEUP). */
+  hwCanDisablePeriodWakeup(p: Handle): number;
+  hwSetPeriodWakeup(pcm: Handle, p: Handle, val: number): number;
   hwParams(pcm: Handle, p: Handle): number;
   hwGetRate(p: Handle, val: [number], dir: [number]): number;
   hwGetChannels(p: Handle, val: [number]): number;
@@ -40,6 +43,7 @@ export interface Asound {
   swParamsCurrent(pcm: Handle, p: Handle): number;
   swSetStartThreshold(pcm: Handle, p: Handle, frames: number): number;
   swSetAvailMin(pcm: Handle, p: Handle, frames: number): number;
+  swSetPeriodEvent(pcm: Handle, p: Handle, val: number): number;
   swSetTstampMode(pcm: Handle, p: Handle, mode: number): number;
   swSetTstampType(pcm: Handle, p: Handle, type: number): number;
   swParams(pcm: Handle, p: Handle): number;
@@ -173,6 +177,12 @@ export function loadAsound(): Asound {
     hwSetRateResample: f(
       'int snd_pcm_hw_params_set_rate_resample(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int val)',
     ),
+    hwCanDisablePeriodWakeup: f(
+      'int snd_pcm_hw_params_can_disable_period_wakeup(const snd_pcm_hw_params_t *params)',
+    ),
+    hwSetPeriodWakeup: f(
+      'int snd_pcm_hw_params_set_period_wakeup(snd_pcm_t *pcm, snd_pcm_hw_params_t *params, unsigned int val)',
+    ),
     hwParams: f('int snd_pcm_hw_params(snd_pcm_t *pcm, snd_pcm_hw_params_t *params)'),
     hwGetRate: f(
       'int snd_pcm_hw_params_get_rate(const snd_pcm_hw_params_t *params, _Out_ unsigned int *val, _Out_ int *dir)',
@@ -199,6 +209,9 @@ export function loadAsound(): Asound {
     ),
     swSetAvailMin: f(
       'int snd_pcm_sw_params_set_avail_min(snd_pcm_t *pcm, snd_pcm_sw_params_t *params, unsigned long val)',
+    ),
+    swSetPeriodEvent: f(
+      'int snd_pcm_sw_params_set_period_event(snd_pcm_t *pcm, snd_pcm_sw_params_t *params, int val)',
     ),
     swSetTstampMode: f(
       'int snd_pcm_sw_params_set_tstamp_mode(snd_pcm_t *pcm, snd_pcm_sw_params_t *params, int val)',

@@ -31,6 +31,8 @@ export class MockClock implements MonotonicClock {
     if (ns > 0) this.#ns[0] = this.#ns[0]! + Math.round(ns);
   }
   readonly sleepMs = (ms: number): void => this.advance(ms * 1e6);
+  /** A virtual clock_nanosleep: moves time forward by `ns`. */
+  readonly sleepNs = (ns: number): void => this.advance(ns);
 }
 
 const NS_PER_S = 1e9;
@@ -51,6 +53,7 @@ const NOW = 2;
 
 export type MockOp =
   | 'availUpdate'
+  | 'delay'
   | 'writei'
   | 'wait'
   | 'status'
@@ -168,6 +171,14 @@ export class MockPcm implements PcmBinding {
     this.#update();
     const err = this.#stateError();
     return this.#log('availUpdate', err < 0 ? err : this.#avail());
+  }
+
+  delay(): number {
+    const s = this.#scripted('delay');
+    if (s !== undefined) return s;
+    this.#update();
+    const err = this.#stateError();
+    return this.#log('delay', err < 0 ? err : this.#o.bufferFrames - this.#avail());
   }
 
   writei(_buffer: Buffer, frames: number): number {

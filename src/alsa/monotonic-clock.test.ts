@@ -29,3 +29,26 @@ test('origin + reading is CLOCK_MONOTONIC: it falls between two process.hrtime.b
     assert.ok(before <= at && at <= after, `${before} <= ${at} <= ${after}`);
   }
 });
+
+test('sleepNs sleeps at least as long as asked, and not at all for 0 or less', () => {
+  const clock = openMonotonicClock();
+  const late: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const deadline = clock.nowNs() + 2_000_000;
+    clock.sleepNs(2_000_000);
+    const woke = clock.nowNs();
+    assert.ok(woke >= deadline, `woke ${deadline - woke} ns before the deadline`);
+    late.push(woke - deadline);
+  }
+  // Lateness is scheduling, not a bug: only the median is bounded (generously, a loaded box).
+  late.sort((a, b) => a - b);
+  assert.ok(late[10]! < 20_000_000, `median lateness ${late[10]} ns`);
+  const t0 = clock.nowNs();
+  clock.sleepNs(-1_000_000);
+  clock.sleepNs(0);
+  assert.ok(clock.nowNs() - t0 < 5_000_000, 'no sleep for 0 or less');
+  // Whole seconds go into tv_sec (tv_nsec must stay below 1e9 or the call fails at once).
+  const t1 = clock.nowNs();
+  clock.sleepNs(1_000_000_001);
+  assert.ok(clock.nowNs() - t1 >= 1_000_000_001, 'a sleep over a second');
+});

@@ -15,6 +15,13 @@ export interface MonotonicClock {
    * a call that the JIT did not inline is boxed (a heap allocation); a typed-array slot is not.
    */
   readNs(into: Float64Array, slot: number): void;
+  /**
+   * Blocks the calling thread for `ns` nanoseconds on this clock (clock_nanosleep; a signal
+   * may end it early); returns at once for ns ≤ 0. The timer writer's only way of waking up.
+   * Relative, so the argument stays a small integer (no boxed Number per call): the writer
+   * recomputes every sleep from the hardware pointer, so nothing drifts.
+   */
+  sleepNs(ns: number): void;
   /** The absolute CLOCK_MONOTONIC time (ns) that nowNs() counts from: 0 reads as originNs. */
   readonly originNs: bigint;
 }
@@ -23,7 +30,19 @@ const CLOCK_MONOTONIC = 1;
 const NS_PER_S = 1e9;
 
 type ClockGettime = (clockId: number, timespec: Uint32Array) => number;
+type ClockNanosleep = (clockId: number, flags: number, req: Uint32Array, rem: null) => number;
 let clockGettime: ClockGettime | undefined;
+let clockNanosleep: ClockNanosleep | undefined;
+
+function loadClockNanosleep(): ClockNanosleep {
+  if (clockNanosleep) return clockNanosleep;
+  const libc = koffi.load('libc.so.6');
+  // Returns the error number itself (EINTR), not -1/errno.
+  clockNanosleep = libc.func(
+    'int clock_nanosleep(int clk_id, int flags, void *req, void *rem)',
+  ) as unknown as ClockNanosleep;
+  return clockNanosleep;
+}
 
 function loadClockGettime(): ClockGettime {
   if (clockGettime) return clockGettime;
@@ -45,6 +64,8 @@ export function openMonotonicClock(): MonotonicClock {
     throw new Error(`clock_gettime(CLOCK_MONOTONIC) failed: errno ${koffi.errno()}`);
   }
   const originSec = ts[0]!;
+  const nanosleep = loadClockNanosleep();
+  const request = new Uint32Array(4);
   return {
     originNs: BigInt(originSec) * 1_000_000_000n,
     nowNs(): number {
@@ -54,6 +75,14 @@ export function openMonotonicClock(): MonotonicClock {
     readNs(into: Float64Array, slot: number): void {
       gettime(CLOCK_MONOTONIC, ts);
       into[slot] = (ts[0]! - originSec) * NS_PER_S + ts[nsecWord]!;
+    },
+    sleepNs(ns: number): void {
+      if (!(ns > 0)) return;
+      const sec = Math.floor(ns / NS_PER_S);
+      request[0] = sec;
+      request[nsecWord] = ns - sec * NS_PER_S;
+      // EINTR (a signal) returns early: the caller re-reads the buffer and sleeps again.
+      nanosleep(CLOCK_MONOTONIC, 0, request, null);
     },
   };
 }

@@ -48,6 +48,25 @@ export interface GrantedParams {
   frameBytes: number;
 }
 
+/** Who wakes the writer: the device's period interrupts (snd_pcm_wait) or its own timer. */
+export type WakeupMode = 'period' | 'timer';
+
+/** How the device was set up for the requested wake-up mode, and why (reports show it). */
+export interface WakeupGrant {
+  requested: WakeupMode;
+  /**
+   * What the device does about period interrupts: `period-interrupts` (the period mode),
+   * `no-period-wakeup` (timer mode, snd_pcm_hw_params_set_period_wakeup(0): the device raises
+   * none), `avail-min-buffer` (timer mode on a device that cannot turn them off: it still
+   * raises them, only the writer's poll wake-ups are off — period_event 0, avail_min = buffer).
+   */
+  method: 'period-interrupts' | 'no-period-wakeup' | 'avail-min-buffer';
+  /** Whether the device still raises an interrupt (or its plugin a wake-up) every period. */
+  periodInterrupts: boolean;
+  /** One sentence: what was asked, what the device offered. */
+  reason: string;
+}
+
 /** The hardware PCM under a plugin chain: the stream whose /proc/asound xrun_debug matters. */
 export interface HwPcm {
   card: number;
@@ -65,6 +84,12 @@ export interface PcmBinding {
   readonly device: string;
   /** Frames writable now, or -errno (-EPIPE after an underrun). */
   availUpdate(): number;
+  /**
+   * snd_pcm_delay(): frames queued ahead of the DAC after syncing the hardware pointer (the
+   * HWSYNC/DELAY ioctl: where the kernel detects an underrun of a stream without period
+   * interrupts), or -errno. Never negative otherwise (a plugin's negative delay reads as 0).
+   */
+  delay(): number;
   /** Writes `frames` interleaved frames from `buffer`; frames written or -errno (-EAGAIN when full). */
   writei(buffer: Buffer, frames: number): number;
   /** Waits up to timeoutMs for room: 1 ready, 0 timeout, -errno. */

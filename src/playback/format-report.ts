@@ -38,8 +38,16 @@ export function formatStarted(e: StartedEvent): string {
   return (
     `playing on "${e.device}" (${e.pcmType}${hw}): ${g.rate} Hz, ${g.channels} ch, ${g.format}, ` +
     `period ${g.periodFrames}, buffer ${g.bufferFrames} frames (${bufMs} ms); writer ${e.policy.policy}` +
-    `${e.policy.priority > 0 ? ` ${e.policy.priority}` : ''}${pin}`
+    `${e.policy.priority > 0 ? ` ${e.policy.priority}` : ''}${pin}${formatWakeup(e.wakeup)}`
   );
+}
+
+// Only the timer mode is worth a word: the period mode is what every player does.
+function formatWakeup(w: StartedEvent['wakeup']): string {
+  if (w.requested === 'period') return '';
+  return w.periodInterrupts
+    ? ', woken by its timer (the device still raises period interrupts)'
+    : ', woken by its timer (period interrupts off)';
 }
 
 /** The once-a-second progress line (interactive stderr only). */
@@ -88,6 +96,7 @@ export function summaryToJson(
     granted: s.granted,
     policy: s.policy,
     hwPcm: s.hwPcm,
+    wakeup: s.wakeup,
     endReason: s.endReason,
     error: s.error,
     frames: s.frames,

@@ -17,6 +17,8 @@ export type {
   HistogramSummary,
   StallPlan,
   ThreadUsage,
+  WakeupGrant,
+  WakeupMode,
 } from './types.js';
 export { parseStallPlan, stallPlanSpanMs } from './stall-plan.js';
 export { AlsaError } from '../alsa/alsa-error.js';

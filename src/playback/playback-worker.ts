@@ -96,10 +96,22 @@ function run(): void {
   try {
     const granted = pcm.configure(o);
     const hwPcm = pcm.hwPcm();
+    const wakeup = pcm.wakeup;
+    if (wakeup.requested === 'timer' && wakeup.periodInterrupts) {
+      warn({ code: 'wakeup', message: `--wakeup timer: ${wakeup.reason}` });
+    }
     const startNs = process.hrtime.bigint();
     send({
       type: 'started',
-      event: { device: o.device, granted, policy, hwPcm, pcmType: pcm.typeName(), startNs },
+      event: {
+        device: o.device,
+        granted,
+        policy,
+        hwPcm,
+        pcmType: pcm.typeName(),
+        wakeup,
+        startNs,
+      },
     });
     const sleeper = new Int32Array(new SharedArrayBuffer(4));
     collectStartupGarbage();
@@ -111,6 +123,7 @@ function run(): void {
         stalls: o.injectStall,
         statsIntervalNs: Math.round((o.statsIntervalMs ?? DEFAULT_STATS_INTERVAL_MS) * 1e6),
         waitTimeoutMs: WAIT_TIMEOUT_MS,
+        wakeup: wakeup.requested,
       },
       {
         pcm,
@@ -137,6 +150,7 @@ function run(): void {
         granted,
         policy,
         hwPcm,
+        wakeup,
         endReason: result.endReason,
         error: result.error,
         frames: result.frames,

@@ -1,11 +1,19 @@
 // The playback engine's public vocabulary: what the session asks for and every event it gets
 // back. Plain data only (it crosses the worker boundary through postMessage).
-import type { GrantedParams, HwPcm } from '../alsa/pcm-binding.js';
+import type { GrantedParams, HwPcm, WakeupGrant, WakeupMode } from '../alsa/pcm-binding.js';
 import type { HistogramSummary } from './latency-histogram.js';
 import type { StallPlan } from './stall-plan.js';
 import type { ThreadUsage } from './thread-usage.js';
 
-export type { GrantedParams, HwPcm, HistogramSummary, StallPlan, ThreadUsage };
+export type {
+  GrantedParams,
+  HwPcm,
+  HistogramSummary,
+  StallPlan,
+  ThreadUsage,
+  WakeupGrant,
+  WakeupMode,
+};
 
 export type SignalKind = 'silence' | 'sine';
 
@@ -30,6 +38,12 @@ export interface PlaybackOptions {
   injectStall: StallPlan | null;
   /** Interval of `stats` events (ms); tuned to 1 s, the dashboard's refresh. */
   statsIntervalMs?: number;
+  /**
+   * Who wakes the writer: `period` (default) waits for the period interrupt like aplay/JACK;
+   * `timer` turns period interrupts off where the device can and sleeps on its own clock,
+   * like PipeWire's default desktop mode.
+   */
+  wakeup?: WakeupMode;
 }
 
 /** The writer thread's scheduling, read back after the request. */
@@ -83,12 +97,14 @@ export interface StartedEvent {
   hwPcm: HwPcm | null;
   /** libasound PCM type of the opened device (`PLUG`, `HW`, `NULL`, ...). */
   pcmType: string;
+  /** How the writer is woken, as the device allowed it. */
+  wakeup: WakeupGrant;
   /** CLOCK_MONOTONIC ns at the start of the write loop. */
   startNs: bigint;
 }
 
 export interface WarningEvent {
-  code: 'rt-denied' | 'cpu-pin' | 'suspended' | 'wait-timeout' | 'timestamps';
+  code: 'rt-denied' | 'cpu-pin' | 'suspended' | 'wait-timeout' | 'timestamps' | 'wakeup';
   message: string;
 }
 
@@ -99,6 +115,8 @@ export interface PlaybackSummary {
   granted: GrantedParams | null;
   policy: PolicyReport | null;
   hwPcm: HwPcm | null;
+  /** How the writer was woken (null if the device never got configured). */
+  wakeup: WakeupGrant | null;
   endReason: EndReason;
   /** Set when endReason is device-gone or error. */
   error: { op: string; errno: number; message: string } | null;

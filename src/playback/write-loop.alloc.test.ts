@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import { MockClock, MockPcm } from '../alsa/mock-pcm.js';
 import { AlsaPcm } from '../alsa/alsa-pcm.js';
+import type { WakeupMode } from '../alsa/pcm-binding.js';
 import { openMonotonicClock } from '../alsa/monotonic-clock.js';
 import type { MonotonicClock } from '../alsa/monotonic-clock.js';
 import type { GrantedParams, PcmBinding } from '../alsa/pcm-binding.js';
@@ -90,7 +91,7 @@ function allocationWindow(): { open(): void; close(): { bytes: number; gcs: numb
 }
 
 // One long loop run on a fresh PCM, wired as the worker wires it, with the window inside.
-function probe(kind: PcmKind, signal: SignalKind): ProbeResult {
+function probe(kind: PcmKind, signal: SignalKind, wakeup: WakeupMode): ProbeResult {
   let pcm: PcmBinding & { close(): void };
   let clock: MonotonicClock;
   let sleepMs: (ms: number) => void = () => undefined;
@@ -107,7 +108,14 @@ function probe(kind: PcmKind, signal: SignalKind): ProbeResult {
     });
   } else {
     const alsa = AlsaPcm.open('null');
-    alsa.configure({ rate: 48000, channels: 2, format: 'S16_LE', periodFrames: 64, periods: 2 });
+    alsa.configure({
+      rate: 48000,
+      channels: 2,
+      format: 'S16_LE',
+      periodFrames: 64,
+      periods: 2,
+      wakeup,
+    });
     pcm = alsa;
     clock = openMonotonicClock();
   }
@@ -141,6 +149,7 @@ function probe(kind: PcmKind, signal: SignalKind): ProbeResult {
         stalls: null,
         statsIntervalNs: kind === 'mock' ? 1e9 : 50e6,
         waitTimeoutMs: 1000,
+        wakeup,
       },
       {
         pcm,
@@ -167,7 +176,7 @@ function probe(kind: PcmKind, signal: SignalKind): ProbeResult {
 }
 
 // Runs this file as the probe in a child with --expose-gc (and nothing else on its heap).
-function runProbe(kind: PcmKind, signal: SignalKind): ProbeResult {
+function runProbe(kind: PcmKind, signal: SignalKind, wakeup: WakeupMode): ProbeResult {
   const r = spawnSync(
     process.execPath,
     [
@@ -179,7 +188,7 @@ function runProbe(kind: PcmKind, signal: SignalKind): ProbeResult {
       fileURLToPath(import.meta.url),
     ],
     {
-      env: { ...process.env, [PROBE_ENV]: `${kind}:${signal}` },
+      env: { ...process.env, [PROBE_ENV]: `${kind}:${signal}:${wakeup}` },
       encoding: 'utf8',
       timeout: 120_000,
     },
@@ -190,18 +199,22 @@ function runProbe(kind: PcmKind, signal: SignalKind): ProbeResult {
 
 const probeArg = process.env[PROBE_ENV];
 if (probeArg) {
-  const [kind, signal] = probeArg.split(':') as [PcmKind, SignalKind];
-  process.stdout.write(JSON.stringify(probe(kind, signal)));
+  const [kind, signal, wakeup] = probeArg.split(':') as [PcmKind, SignalKind, WakeupMode];
+  process.stdout.write(JSON.stringify(probe(kind, signal, wakeup)));
 } else {
-  for (const [kind, signal] of [
-    ['mock', 'silence'],
-    ['mock', 'sine'],
-    ['null', 'silence'],
-    ['null', 'sine'],
+  for (const [kind, signal, wakeup] of [
+    ['mock', 'silence', 'period'],
+    ['mock', 'sine', 'period'],
+    ['null', 'silence', 'period'],
+    ['null', 'sine', 'period'],
+    // --wakeup timer: snd_pcm_delay and the clock sleep instead of snd_pcm_wait.
+    ['mock', 'silence', 'timer'],
+    ['null', 'silence', 'timer'],
   ] as const) {
     const pcmName = kind === 'mock' ? 'the MOCK PCM' : "libasound's null PCM (real koffi calls)";
-    test(`a period of ${signal} on ${pcmName} allocates nothing on the heap`, () => {
-      const r = runProbe(kind, signal);
+    const mode = wakeup === 'timer' ? ' in timer mode' : '';
+    test(`a period of ${signal} on ${pcmName}${mode} allocates nothing on the heap`, () => {
+      const r = runProbe(kind, signal, wakeup);
       assert.ok(
         r.bytesPerPeriod < MAX_BYTES_PER_PERIOD,
         `${r.bytesPerPeriod.toFixed(2)} bytes allocated per period (limit ${MAX_BYTES_PER_PERIOD}): ` +

@@ -1,5 +1,8 @@
 // The write loop as a state machine over an injected PcmBinding and clock: fill the buffer,
-// wait for a period of room, write, measure; on errors: -EAGAIN → wait, -EPIPE → xrun event +
+// wait for a period of room (period mode: snd_pcm_wait on the period interrupt; timer mode:
+// sleep on the clock until the hardware pointer should have freed a period, then
+// snd_pcm_delay, the call in which the kernel detects an underrun of such a stream), write,
+// measure; on errors: -EAGAIN → wait, -EPIPE → xrun event +
 // recover, -ESTRPIPE → resume (or prepare), -ENODEV/-EBADFD → device gone, others → fail.
 // It runs synchronously inside the worker; tests drive it with the scripted MOCK binding.
 // Allocation-free per period (write-loop.alloc.test.ts proves it): times are integer Numbers
@@ -7,7 +10,7 @@
 // error paths read live in a Float64Array (a closure-captured `let` gets a fresh heap box on
 // every non-small-integer assignment), and objects are made only for events: once a second
 // for stats, once per xrun, warning or stall.
-import type { GrantedParams, PcmBinding, PcmStatus } from '../alsa/pcm-binding.js';
+import type { GrantedParams, PcmBinding, PcmStatus, WakeupMode } from '../alsa/pcm-binding.js';
 import type { MonotonicClock } from '../alsa/monotonic-clock.js';
 import { PCM_STATE } from '../alsa/pcm-binding.js';
 import { ERRNO, errnoName } from '../alsa/alsa-error.js';
@@ -16,6 +19,7 @@ import { createUsHistogram } from './latency-histogram.js';
 import type { StallPlan } from './stall-plan.js';
 import { stallDueMs } from './stall-plan.js';
 import { computeXrunTiming } from './xrun-timing.js';
+import { timerPacing, timerSleepNs } from './timer-pacing.js';
 import type { EndReason, StatsEvent, WarningEvent, XrunEvent } from './types.js';
 
 export interface WriteLoopConfig {
@@ -26,6 +30,8 @@ export interface WriteLoopConfig {
   statsIntervalNs: number;
   /** Longest single snd_pcm_wait (ms): a device that stops ticking is reported, not waited on forever. */
   waitTimeoutMs: number;
+  /** Who wakes the writer: snd_pcm_wait (period interrupts, default) or its own timer. */
+  wakeup?: WakeupMode;
 }
 
 export interface WriteLoopDeps {
@@ -82,7 +88,9 @@ const LAST_WRITE_NS = 1;
 const LOOP_NS = 2;
 const WRITE_START_NS = 3;
 const WRITE_END_NS = 4;
-const HOT_SLOTS = 5;
+// Timer mode: when the writer last made progress (wrote, or the stream was (re)started).
+const PROGRESS_NS = 5;
+const HOT_SLOTS = 6;
 
 /** Runs the loop until the duration, a stop request, or a fatal error; returns what happened. */
 export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): LoopResult {
@@ -94,6 +102,10 @@ export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): Loop
   const startNs = clock.nowNs();
   const hot = new Float64Array(HOT_SLOTS);
   hot[LAST_WRITE_NS] = NaN;
+  hot[PROGRESS_NS] = startNs;
+  const timer = config.wakeup === 'timer';
+  const pacing = timer ? timerPacing(config.granted) : null;
+  const waitTimeoutNs = config.waitTimeoutMs * 1e6;
   // Frames written since the last prepare, up to bufferFrames (bounded so it stays a small
   // integer): the stream runs once the buffer has been filled.
   let sincePrepare = 0;
@@ -235,6 +247,30 @@ export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): Loop
     intervalWrites = 0;
   };
 
+  // Timer mode, no room for a period: start a full stream that did not start by itself, say
+  // once if the device stopped playing, else sleep until a period should be free.
+  const timerWait = (queued: number): LoopResult | null => {
+    if (sincePrepare >= bufferFrames && pcm.state() === PCM_STATE.PREPARED) {
+      const s = pcm.start();
+      if (s < 0) return handleError('snd_pcm_start', s);
+      clock.readNs(hot, PROGRESS_NS);
+      return null;
+    }
+    clock.readNs(hot, LOOP_NS);
+    if (!warnedTimeout && hot[LOOP_NS]! - hot[PROGRESS_NS]! > waitTimeoutNs) {
+      warnedTimeout = true;
+      emit({
+        type: 'warning',
+        warning: {
+          code: 'wait-timeout',
+          message: `"${pcm.device}" played nothing for ${config.waitTimeoutMs} ms (stream stalled or clock stopped)`,
+        },
+      });
+    }
+    clock.sleepNs(timerSleepNs(pacing!, queued));
+    return null;
+  };
+
   const plan = config.stalls;
   // When the next injected stall is due (ns after the start); Infinity when none is left.
   let nextStallDueNs = plan ? stallDueNs(plan, 0) : Infinity;
@@ -252,9 +288,24 @@ export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): Loop
       if (nextStatsNs <= loopNs) nextStatsNs = loopNs + config.statsIntervalNs;
     }
 
+    if (timer) {
+      // Syncs the hardware pointer (HWSYNC/DELAY ioctl): without period interrupts, this is
+      // where the kernel notices that the buffer ran dry, in this thread's syscall.
+      const d = pcm.delay();
+      if (d < 0) {
+        const r = handleError('snd_pcm_delay', d);
+        if (r) return r;
+        continue;
+      }
+    }
     const avail = pcm.availUpdate();
     if (avail < 0) {
       const r = handleError('snd_pcm_avail_update', avail);
+      if (r) return r;
+      continue;
+    }
+    if (avail < periodFrames && pacing) {
+      const r = timerWait(bufferFrames - avail);
       if (r) return r;
       continue;
     }
@@ -316,6 +367,7 @@ export function runWriteLoop(config: WriteLoopConfig, deps: WriteLoopDeps): Loop
     hot[FRAMES] = hot[FRAMES]! + n;
     sincePrepare = Math.min(sincePrepare + n, bufferFrames);
     hot[LAST_WRITE_NS] = t1;
+    hot[PROGRESS_NS] = t1;
     queuedAfterLastWrite = queued + n;
     stalledSinceWrite = false;
     if (pending && sincePrepare >= bufferFrames) settleXrun(t1);

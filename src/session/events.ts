@@ -4,6 +4,7 @@
 // touches /proc, ALSA or loads; it calls the SessionControl methods instead.
 //
 // Every event carries `timeMs`: milliseconds since the session started (CLOCK_MONOTONIC).
+import type { WakeupMode } from '../playback/types.js';
 import type { CaptureSourceName } from '../kernel/source-contract.js';
 import type { SessionReport } from './report-model.js';
 import { EventBus } from '../run/event-bus.js';
@@ -33,6 +34,8 @@ export interface SessionParams {
   cpu: number | null;
   injectStall: boolean;
   scrub: boolean;
+  /** Who wakes the player's writer (`--wakeup`; absent = period, the period interrupt). */
+  wakeup?: WakeupMode;
 }
 
 /** Host facts shown at the start (a subset of the bundle's host block). */

@@ -14,6 +14,7 @@ import { createFakeSystem, dummyCard, type FakeSystem } from '../../test/helpers
 import { readBundle } from '../bundle/index.js';
 import type { LoadGenerator, LoadKind, LoadStats } from '../load/index.js';
 import { startPlayback } from '../playback/index.js';
+import type { PlaybackOptions } from '../playback/index.js';
 import {
   discoverAsound,
   readProcessStartTicks,
@@ -250,4 +251,30 @@ test('--recorder on without tracefs: a clear error, and xrun_debug is put back',
   );
   assert.equal(run.fake.readProc('asound/card0/pcm0p/xrun_debug').trim(), '0', 'restored');
   assert.equal(await handle.done.catch(() => 1), 1);
+});
+
+test('--wakeup timer reaches the player (null device, timer-paced) and the report params; a bad value is a usage error', async () => {
+  const run = setup('plain');
+  const asked: PlaybackOptions[] = [];
+  const d = deps(run, []);
+  const handle = startSession(options(run, { wakeup: 'timer' }), new AbortController().signal, {
+    ...d,
+    startPlayback: (o, ctx) => {
+      asked.push(o);
+      return d.startPlayback(o, ctx);
+    },
+  });
+  const { report } = await handle.outcome;
+  assert.deepEqual(
+    asked.map((o) => o.wakeup),
+    ['timer'],
+  );
+  assert.equal(report.params.wakeup, 'timer');
+  // The null PCM has no period-wakeup control: the fallback is a warning of the session.
+  assert.ok(
+    report.warnings.some((w) => w.startsWith('--wakeup timer: the NULL device cannot')),
+    report.warnings.join('\n'),
+  );
+  assert.equal(options(setup('plain')).params.wakeup, 'period');
+  assert.throws(() => options(setup('plain'), { wakeup: 'tsched' }), /invalid --wakeup "tsched"/);
 });

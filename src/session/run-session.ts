@@ -215,6 +215,7 @@ async function runSession(
       cpu: p.cpu,
       injectStall: o.injectStall,
       statsIntervalMs: 1000,
+      wakeup: p.wakeup ?? 'period',
     },
     onXrun: (x) => {
       const monotonicNs = Number(x.monotonicNs);

@@ -6,6 +6,7 @@ import { parseDuration, parseInteger } from '../units.js';
 import { parsePhasePlan, type Phase } from '../load/index.js';
 import { parseStallPlan, type StallPlan } from '../playback/index.js';
 import type { SessionParams } from './events.js';
+import { parseWakeupMode } from '../playback/wakeup-mode.js';
 import { AUTO_PERIOD_CANDIDATES } from './period-choice.js';
 
 /** The phase plan when none is given: a baseline, then the two loads that break audio most
@@ -35,6 +36,7 @@ export interface RawSessionValues {
   capture: string;
   pcm?: string | undefined;
   'no-scrub': boolean;
+  wakeup?: string | undefined;
 }
 
 export interface SessionPlan {
@@ -73,6 +75,7 @@ export function parseSessionValues(
     throw new UsageError(`invalid --duration "${v.duration}": expected more than 0`);
   }
   const phases = parsePhasePlan(v.phases);
+  const wakeup = parseWakeupMode(v.wakeup);
   const injectStall = v['inject-stall'] === undefined ? null : parseStallPlan(v['inject-stall']);
   if (
     !['auto', 'xrun_debug', 'kmsg', 'journalctl', 'dmesg', 'kprobe', 'none'].includes(v.capture)
@@ -111,6 +114,7 @@ export function parseSessionValues(
       cpu,
       injectStall: injectStall !== null,
       scrub: !v['no-scrub'],
+      wakeup,
     },
   };
 }

@@ -121,3 +121,32 @@ test('an unknown format is a clear error', async () => {
   assert.equal(r.code, 1);
   assert.match(r.stderr, /unknown sample format "S17_XX"/);
 });
+
+test('play --wakeup: timer on null is reported (fallback warned on stderr and in --json), a wrong mode is a usage error', async () => {
+  const r = await runCli([
+    'play',
+    '--device',
+    'null',
+    '--duration',
+    '200ms',
+    '--wakeup',
+    'timer',
+    '--json',
+  ]);
+  assert.equal(r.code, 0, r.stderr);
+  const j = JSON.parse(r.stdout) as {
+    wakeup: { requested: string; method: string; periodInterrupts: boolean };
+    warnings: string[];
+  };
+  assert.equal(j.wakeup.requested, 'timer');
+  assert.equal(j.wakeup.method, 'avail-min-buffer');
+  assert.ok(j.warnings.some((w) => w.startsWith('--wakeup timer: the NULL device')));
+  assert.match(
+    r.stderr,
+    /warning: --wakeup timer: the NULL device cannot turn period interrupts off/,
+  );
+  const bad = await runCli(['play', '--device', 'null', '--wakeup', 'irq']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /invalid --wakeup "irq": expected one of period, timer/);
+  assert.doesNotMatch(bad.stderr, /\n\s+at /, 'no stack trace');
+});

@@ -9,6 +9,8 @@ import { AlsaError } from '../../alsa/alsa-error.js';
 import { startPlayback } from '../../playback/start-playback.js';
 import { parseStallPlan, stallPlanSpanMs } from '../../playback/stall-plan.js';
 import type { PlaybackOptions, SignalKind } from '../../playback/types.js';
+import { parseWakeupMode } from '../../playback/wakeup-mode.js';
+import { WAKEUP_OPTION } from '../wakeup-option.js';
 import {
   formatStarted,
   formatStatsLine,
@@ -33,6 +35,13 @@ of dmesg timestamps), how long the output was silent, and the frames written so 
 it measures the headroom (audio still queued when the writer wrote: the margin to an xrun) and
 the write-call time.
 
+--wakeup timer runs the writer like PipeWire's default desktop mode: no period interrupts
+where the device can run without them (HDA and most PCI cards), the writer sleeps on its own
+CLOCK_MONOTONIC timer until a period is free, then asks the kernel for the position
+(snd_pcm_delay) and writes. The kernel then detects an underrun inside that call, in the
+player's process context, not in the period interrupt. A device that cannot turn period
+interrupts off (plug:jack, snd-dummy) keeps them: the report's "wakeup" says so.
+
 --inject-stall makes the writer sleep on purpose: every stall longer than the buffer time must
 show up as exactly one xrun (a self-test of the whole chain on this machine).
 Exit code: 0 no xruns, 2 xruns, 1 error.`,
@@ -40,6 +49,7 @@ Exit code: 0 no xruns, 2 xruns, 1 error.`,
     'xrunhunt play --device plug:jack --duration 20s',
     'xrunhunt play --device hw:CARD=Dummy,DEV=0 --period 64 --periods 2 --json',
     'xrunhunt play --device plug:jack --inject-stall 20x5 --duration 7s',
+    'xrunhunt play --device hw:0,0 --wakeup timer --period 256 --json',
   ],
   options: {
     device: {
@@ -98,6 +108,7 @@ Exit code: 0 no xruns, 2 xruns, 1 error.`,
       valueName: 'N',
       description: 'pin the writer thread to CPU N',
     },
+    wakeup: WAKEUP_OPTION,
     'inject-stall': {
       type: 'string',
       valueName: 'MS[xCOUNT]',
@@ -112,6 +123,7 @@ Exit code: 0 no xruns, 2 xruns, 1 error.`,
     if (signal !== 'silence' && signal !== 'sine') {
       throw new UsageError(`invalid --signal "${v.signal}": expected silence or sine`);
     }
+    const wakeup = parseWakeupMode(v.wakeup);
     const durationMs = parseDuration(v.duration, '--duration');
     const injectStall = v['inject-stall'] === undefined ? null : parseStallPlan(v['inject-stall']);
     if (injectStall && durationMs > 0 && durationMs < stallPlanSpanMs(injectStall)) {
@@ -132,6 +144,7 @@ Exit code: 0 no xruns, 2 xruns, 1 error.`,
       rtPriority: parseInteger(v['rt-priority'], '--rt-priority', 0, 99),
       cpu: v.cpu === undefined ? null : parseInteger(v.cpu, '--cpu', 0, 1023),
       injectStall,
+      wakeup,
     };
     const { stderr } = ctx.io;
     const live = ctx.io.stderrIsTTY && !v.json;

@@ -34,6 +34,7 @@ import {
 import type { StressRunOptions } from '../../session/stress-run.js';
 import type { SessionPlan } from '../../session/session-options.js';
 import { XrunhuntError } from '../../errors.js';
+import { WAKEUP_OPTION } from '../wakeup-option.js';
 import { renderReportMarkdown, renderReportText } from '../../session/report-text.js';
 
 export const SESSION_OPTIONS = {
@@ -111,6 +112,7 @@ export const SESSION_OPTIONS = {
     valueName: 'MS[xN]',
     description: 'self-test: the writer sleeps MS milliseconds N times (20x5) to force xruns',
   },
+  wakeup: WAKEUP_OPTION,
   'rt-priority': {
     type: 'string',
     short: 'p',

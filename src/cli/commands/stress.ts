@@ -7,6 +7,7 @@ import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
 import { parseDuration } from '../../units.js';
 import { parseSessionValues } from '../../session/session-options.js';
+import { WAKEUP_OPTION } from '../wakeup-option.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
 import { journalFolderFor, writeJournalFolderNotes } from '../journal-folder.js';
 import { renderJunit } from '../../run/junit.js';
@@ -76,6 +77,7 @@ period tried, 1 error.`,
     all: { type: 'boolean', description: 'run every cell, even above the first xrun-free period' },
     ...KERNEL_CAPTURE_OPTIONS,
     'load-dir': { type: 'string', valueName: 'DIR', description: 'run disk loads in DIR' },
+    wakeup: WAKEUP_OPTION,
     'rt-priority': {
       type: 'string',
       short: 'p',
@@ -115,6 +117,7 @@ period tried, 1 error.`,
       rate: v.rate,
       mask: v.mask,
       'rt-priority': v['rt-priority'],
+      wakeup: v.wakeup,
       cpu: v.cpu,
       capture: v.capture,
       'load-dir': v['load-dir'],
