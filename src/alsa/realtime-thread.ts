@@ -20,6 +20,7 @@ interface Libc {
   ): number;
   setAffinity(pid: number, size: number, mask: Uint8Array): number;
   gettid(): number;
+  setName(thread: number | bigint, name: string): number;
 }
 
 let libc: Libc | undefined;
@@ -42,6 +43,7 @@ function loadLibc(): Libc {
     // pid 0 = the calling thread on Linux.
     setAffinity: f('int sched_setaffinity(int pid, size_t cpusetsize, const uint8_t *mask)'),
     gettid: f('int gettid(void)'),
+    setName: f('int pthread_setname_np(unsigned long thread, const char *name)'),
   } as Libc;
   return libc;
 }
@@ -104,4 +106,17 @@ export function pinThreadToCpu(cpu: number): string | null {
   const rc = c.setAffinity(0, CPU_SET_BYTES, mask);
   if (rc === 0) return null;
   return `cannot pin the audio thread to CPU ${cpu}: errno ${koffi.errno()} (does CPU ${cpu} exist and is it allowed by the cpuset?)`;
+}
+
+/** The kernel's limit on a thread name (TASK_COMM_LEN 16, with its NUL). */
+const THREAD_NAME_MAX = 15;
+
+/**
+ * Names the calling thread (its comm in /proc, ps, ftrace and every XRUN stack), so a trace says
+ * `xrunhunt-play` where it would say `node`; returns null or why it could not.
+ */
+export function nameThisThread(name: string): string | null {
+  const c = loadLibc();
+  const rc = c.setName(c.pthreadSelf(), name.slice(0, THREAD_NAME_MAX));
+  return rc === 0 ? null : `cannot name the audio thread "${name}": error ${rc}`;
 }

@@ -5,7 +5,7 @@ import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import { AlsaPcm } from '../alsa/alsa-pcm.js';
 import { AlsaError } from '../alsa/alsa-error.js';
-import { pinThreadToCpu, setThreadRealtime } from '../alsa/realtime-thread.js';
+import { nameThisThread, pinThreadToCpu, setThreadRealtime } from '../alsa/realtime-thread.js';
 import { openMonotonicClock } from '../alsa/monotonic-clock.js';
 import { isXrunhuntError } from '../errors.js';
 import { summarizeHistogram } from './latency-histogram.js';
@@ -15,6 +15,9 @@ import { diffThreadUsage, readThreadUsage } from './thread-usage.js';
 import type { LoopEvent } from './write-loop.js';
 import { CONTROL_STOP } from './protocol.js';
 import type { WorkerData, WorkerFailure, WorkerMessage } from './protocol.js';
+
+/** The writer thread's comm (at most 15 characters): what traces and `ps -L` show. */
+const PLAYBACK_THREAD_NAME = 'xrunhunt-play';
 import type { PolicyReport, WarningEvent } from './types.js';
 
 // A snd_pcm_wait longer than this means the device stopped asking for audio; 1 s is far
@@ -75,6 +78,9 @@ function collectStartupGarbage(): void {
 function run(): void {
   const o = data.options;
   const warn = (w: WarningEvent): void => send({ type: 'warning', event: w });
+  // Its own comm, so the kernel's XRUN stacks and the flight recorder name the writer, not `node`.
+  const nameErr = nameThisThread(PLAYBACK_THREAD_NAME);
+  if (nameErr) warn({ code: 'thread-name', message: nameErr });
   const rt = setThreadRealtime(o.rtPriority);
   if (rt.error)
     warn({

@@ -104,7 +104,14 @@ export interface StartedEvent {
 }
 
 export interface WarningEvent {
-  code: 'rt-denied' | 'cpu-pin' | 'suspended' | 'wait-timeout' | 'timestamps' | 'wakeup';
+  code:
+    | 'rt-denied'
+    | 'thread-name'
+    | 'cpu-pin'
+    | 'suspended'
+    | 'wait-timeout'
+    | 'timestamps'
+    | 'wakeup';
   message: string;
 }
 

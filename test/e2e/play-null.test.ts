@@ -150,3 +150,31 @@ test('play --wakeup: timer on null is reported (fallback warned on stderr and in
   assert.match(bad.stderr, /invalid --wakeup "irq": expected one of period, timer/);
   assert.doesNotMatch(bad.stderr, /\n\s+at /, 'no stack trace');
 });
+
+test('the writer thread is named xrunhunt-play, so kernel stacks and the flight recorder name it', async () => {
+  const { spawn } = await import('node:child_process');
+  const { readFileSync, readdirSync } = await import('node:fs');
+  const { cliCommand } = await import('../helpers/cli.js');
+  const [cmd, ...pre] = cliCommand();
+  const child = spawn(cmd!, [...pre, 'play', '--device', 'null', '--duration', '6s'], {
+    stdio: 'ignore',
+  });
+  try {
+    // Poll the child's threads until the worker has named itself (tsx start-up takes ~1 s).
+    let comms: string[] = [];
+    for (let i = 0; i < 100 && !comms.includes('xrunhunt-play'); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      try {
+        comms = readdirSync(`/proc/${child.pid}/task`).map((t) =>
+          readFileSync(`/proc/${child.pid}/task/${t}/comm`, 'utf8').trim(),
+        );
+      } catch {
+        comms = [];
+      }
+    }
+    assert.ok(comms.includes('xrunhunt-play'), `threads: ${comms.join(', ')}`);
+  } finally {
+    child.kill('SIGINT');
+    await new Promise((r) => child.once('exit', r));
+  }
+});
