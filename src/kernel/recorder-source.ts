@@ -10,8 +10,7 @@
 // appended to kprobe_events (never truncated). close(), process exit and — after a kill -9 — the
 // next start (restorePendingJournals, which trusts exactly these entries: journal-trust.ts) undo it.
 import { join } from 'node:path';
-import { readFileSync, readSync, readdirSync } from 'node:fs';
-import { StringDecoder } from 'node:string_decoder';
+import { readFileSync, readdirSync } from 'node:fs';
 import { XrunhuntError, errnoCode } from '../errors.js';
 import {
   SettingsJournal,
@@ -44,13 +43,10 @@ import type { RecorderEventName, RingBufferLoss, SoundIrq } from './recorder-set
 import { explainKprobeFailure, parseLostEvents, stacktraceTrigger } from './tracefs.js';
 import type { XrunProbePoint } from './tracefs.js';
 import { findProbePoint, locateTracefs, readLockdown } from './tracefs-io.js';
+import { readTracePipe } from './trace-pipe-reader.js';
 
-/** Poll interval after EAGAIN (an idle poll costs nothing; data is read back to back). */
-const POLL_MS = 10;
 /** One batch of reads takes up to this much: ~2,000 event lines, 0.1 s of the lab's measured rate. */
 const READ_BUFFER_BYTES = 256 * 1024;
-/** A batch ends when less than a trace_pipe page fits. */
-const MIN_READ_ROOM = 4096;
 /** A "line" longer than this is not ftrace text: it is dropped and counted, never kept. */
 const MAX_LINE_BYTES = 64 * 1024;
 
@@ -212,58 +208,29 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
     }
   };
 
-  let partial = '';
-  const handleChunk = (text: string): void => {
-    const lines = (partial + text).split('\n');
-    partial = lines.pop() ?? '';
-    if (partial.length > MAX_LINE_BYTES) {
-      partial = '';
-      counts.droppedLines++;
-    }
+  const handleLines = (lines: string[]): void => {
     for (const line of lines) {
-      if (line === '') continue;
       if (line.startsWith('CPU:')) counts.lostEvents += parseLostEvents(line);
       counts.lines++;
       options.onLine(line);
     }
   };
 
-  // trace_pipe hands out at most one page per read(2): at 10^5 events/s that is thousands of
-  // reads a second. They are made back to back with readSync on the non-blocking descriptor
-  // (no thread-pool hop each) until EAGAIN or the buffer is nearly full, then the batch is
-  // parsed and the reader sleeps POLL_MS unless the buffer came back full.
   const run = async (): Promise<void> => {
-    const buf = Buffer.alloc(READ_BUFFER_BYTES);
-    const decoder = new StringDecoder('utf8');
     try {
-      while (!closed && fd !== null) {
-        let total = 0;
-        for (;;) {
-          let n: number;
-          try {
-            n = readSync(fd, buf, total, buf.length - total, null);
-          } catch (err) {
-            const code = errnoCode(err);
-            if (code === 'EAGAIN' || code === 'EWOULDBLOCK') break;
-            if (closed && (code === 'EBADF' || code === 'EINTR')) break;
-            throw err;
-          }
-          if (n === 0) break;
-          total += n;
-          if (buf.length - total < MIN_READ_ROOM) break;
-        }
-        if (total > 0) {
-          counts.bytes += total;
-          handleChunk(decoder.write(buf.subarray(0, total)));
-        }
-        if (buf.length - total >= MIN_READ_ROOM) await sleep(POLL_MS);
-        else await new Promise((r) => setImmediate(r));
-      }
+      await readTracePipe({
+        fd: () => fd,
+        stopped: () => closed,
+        closing: () => closed,
+        onLines: handleLines,
+        onBytes: (n) => (counts.bytes += n),
+        onOverlong: () => counts.droppedLines++,
+        sleep,
+        bufferBytes: READ_BUFFER_BYTES,
+        maxLineBytes: MAX_LINE_BYTES,
+      });
     } catch (err) {
       warnings.push(`reading the recorder's trace_pipe failed: ${errMsg(err)}`);
-    } finally {
-      const rest = decoder.end();
-      if (partial || rest) handleChunk(`${rest}\n`);
     }
   };
 

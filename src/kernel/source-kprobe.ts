@@ -8,9 +8,8 @@
 // a leftover trigger keeps recording): enable=0, !stacktrace, rmdir the instance, then
 // `-:xrunhunt/xrun` appended (never truncated: O_TRUNC on kprobe_events deletes every probe).
 // close(), process exit and — after a kill -9 — the next start (restorePendingJournals) undo it.
-import { closeSync, constants, mkdirSync, openSync, read as fsRead, readFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { XrunhuntError, errnoCode } from '../errors.js';
 import {
   SettingsJournal,
@@ -48,13 +47,12 @@ import type {
   XrunProbePoint,
 } from './tracefs.js';
 import { findProbePoint, locateTracefs, probeArmState, readLockdown } from './tracefs-io.js';
+import { readTracePipe } from './trace-pipe-reader.js';
 
-const readAsync = promisify(fsRead);
-
-/** Poll interval after EAGAIN: a stack is seen within ~a period of 10 ms, an idle poll costs nothing. */
-const POLL_MS = 10;
-/** trace_pipe hands out whole lines; 64 KiB takes a burst of ~100 stacks per read. */
+/** One batch of reads (trace-pipe-reader.ts): 64 KiB takes a burst of ~100 stacks. */
 const READ_BUFFER_BYTES = 64 * 1024;
+/** A "line" longer than this is not ftrace text: dropped (bounded memory), with a warning. */
+const MAX_LINE_BYTES = 64 * 1024;
 /**
  * Ring buffer per CPU of the instance. Read live every 10 ms, one stack event is ~300 bytes in
  * the binary buffer: 4 MiB holds ~13,000 stacks, minutes of the worst TCG rate (2,400 xruns/min)
@@ -245,13 +243,9 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
     }
   };
 
-  let partial = '';
-  const handleChunk = (text: string): void => {
+  const handleLines = (lines: string[]): void => {
     const readNs = Number(now());
-    const lines = (partial + text).split('\n');
-    partial = lines.pop() ?? '';
     for (const raw of lines) {
-      if (raw === '') continue;
       const l = parseLostEvents(raw);
       if (l > 0) {
         lost += l;
@@ -284,29 +278,24 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
   };
 
   const run = async (signal: AbortSignal): Promise<void> => {
-    const buf = Buffer.alloc(READ_BUFFER_BYTES);
     try {
-      while (!closed && !signal.aborted && fd !== null) {
-        pollModules();
-        let n: number;
-        try {
-          ({ bytesRead: n } = await readAsync(fd, buf, 0, buf.length, null));
-        } catch (err) {
-          const code = errnoCode(err);
-          if (code === 'EAGAIN' || code === 'EWOULDBLOCK') {
-            await sleep(POLL_MS);
-            continue;
-          }
-          if (closed && (code === 'EBADF' || code === 'EINTR')) break;
-          throw err;
-        }
-        if (n === 0) await sleep(POLL_MS);
-        else handleChunk(buf.toString('utf8', 0, n));
-      }
+      await readTracePipe({
+        fd: () => fd,
+        stopped: () => closed || signal.aborted,
+        closing: () => closed,
+        onLines: handleLines,
+        onOverlong: () =>
+          warnings.push(
+            'trace_pipe gave a line over 64 KiB: it is not ftrace text and was dropped',
+          ),
+        beforeBatch: pollModules,
+        sleep,
+        bufferBytes: READ_BUFFER_BYTES,
+        maxLineBytes: MAX_LINE_BYTES,
+      });
     } catch (err) {
       warnings.push(`reading trace_pipe failed: ${errMsg(err)}`);
     } finally {
-      if (partial) handleChunk('\n');
       queue.end();
     }
   };
