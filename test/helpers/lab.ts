@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readBuildMeta, resolveLabBuild } from '../../src/lab/build-kernel.js';
 import type { LabBuildMeta } from '../../src/lab/build-kernel.js';
 import { labCacheRoot } from '../../src/lab/lab-paths.js';
-import { runCli } from './cli.js';
+import { repoRoot, runCli } from './cli.js';
 import type { CliResult } from './cli.js';
 
 export type LabAvailability = { ok: true; meta: LabBuildMeta } | { ok: false; reason: string };
@@ -80,4 +80,17 @@ export function runInLab(args: string[], opts: LabRunOptions = {}): Promise<CliR
 /** Runs a shell command line inside the lab: `xrunhunt lab exec [labOptions] -- <line>`. */
 export function execInLab(line: string, opts: LabRunOptions = {}): Promise<CliResult> {
   return runLabCli('exec', [line], opts);
+}
+
+/** The xrunhunt command line a guest script runs (the host's node and tsx over the 9p root). */
+export const GUEST_XRUNHUNT = `${process.execPath} --import ${import.meta.resolve('tsx')} ${repoRoot}src/cli/main.ts`;
+
+/** Splits a lab script's stdout at its `== name` lines into named sections. */
+export function labSections(stdout: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of stdout.split(/^== /m).slice(1)) {
+    const nl = part.indexOf('\n');
+    out.set(part.slice(0, nl).trim(), part.slice(nl + 1));
+  }
+  return out;
 }

@@ -4,19 +4,10 @@
 // with plain `modprobe`), and aplay plays on snd-dummy. One boot; `== name` sections.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execInLab } from '../helpers/lab.js';
+import { execInLab, labSections as sections } from '../helpers/lab.js';
 import { debianLabSkip } from './debian-lab.js';
 
 const skip = await debianLabSkip('debian');
-
-function sections(stdout: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of stdout.split(/^== /m).slice(1)) {
-    const nl = part.indexOf('\n');
-    out.set(part.slice(0, nl).trim(), part.slice(nl + 1));
-  }
-  return out;
-}
 
 test(
   'Debian kernel: boots with --threadirqs --preempt none, snd-dummy is loaded, modprobe of the other card drivers works, aplay plays',

@@ -9,25 +9,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { execInLab } from '../helpers/lab.js';
+import { execInLab, labSections as sections, GUEST_XRUNHUNT as X } from '../helpers/lab.js';
 import { debianLabSkip } from './debian-lab.js';
 import { INJECTOR_MODULE, INJECTOR_UNLOCK_FUNCTION } from '../../src/lab/injector.js';
-import { repoRoot } from '../helpers/cli.js';
 
-const tsx = import.meta.resolve('tsx');
-const X = `${process.execPath} --import ${tsx} ${repoRoot}src/cli/main.ts`;
 const T = '/sys/kernel/tracing';
 const DEVICE = 'hw:CARD=Dummy,DEV=0';
-
-/** Splits `== name` sections of a lab script's stdout. */
-function sections(stdout: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of stdout.split(/^== /m).slice(1)) {
-    const nl = part.indexOf('\n');
-    out.set(part.slice(0, nl).trim(), part.slice(nl + 1));
-  }
-  return out;
-}
 
 interface Report {
   kernelCapture: { source: string; lostMessages: number };

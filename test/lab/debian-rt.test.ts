@@ -7,13 +7,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execInLab } from '../helpers/lab.js';
-import { repoRoot } from '../helpers/cli.js';
+import { execInLab, GUEST_XRUNHUNT as X } from '../helpers/lab.js';
 import { debianLabSkip } from './debian-lab.js';
 
 const skip = await debianLabSkip('debian-rt');
-const tsx = import.meta.resolve('tsx');
-const X = `${process.execPath} --import ${tsx} ${repoRoot}src/cli/main.ts`;
 
 interface Report {
   kernelCapture: { source: string };

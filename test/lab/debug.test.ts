@@ -5,10 +5,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execInLab, labSkip } from '../helpers/lab.js';
-import { repoRoot } from '../helpers/cli.js';
+import { labSections as sections, GUEST_XRUNHUNT as X } from '../helpers/lab.js';
 
-const tsx = import.meta.resolve('tsx');
-const X = `${process.execPath} --import ${tsx} ${repoRoot}src/cli/main.ts`;
 const F = '/proc/asound/card0/pcm0p/xrun_debug';
 
 const script = [
@@ -28,15 +26,6 @@ const script = [
   'echo "== dmesg"; dmesg | grep -A30 "XRUN: pcmC0D0p" | head -200',
   `echo "== doctor"; ${X} doctor --json; echo "rc=$?"`,
 ].join('\n');
-
-function sections(stdout: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of stdout.split(/^== /m).slice(1)) {
-    const nl = part.indexOf('\n');
-    out.set(part.slice(0, nl).trim(), part.slice(nl + 1));
-  }
-  return out;
-}
 
 test(
   'lab: real xrun_debug files, on/off/restore change the kernel, inject gives an XRUN dump',

@@ -9,24 +9,11 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execInLab } from '../helpers/lab.js';
-import { repoRoot } from '../helpers/cli.js';
+import { execInLab, labSections as sections, GUEST_XRUNHUNT as X } from '../helpers/lab.js';
 import { debianLabSkip } from './debian-lab.js';
 
-const tsx = import.meta.resolve('tsx');
-const X = `${process.execPath} --import ${tsx} ${repoRoot}src/cli/main.ts`;
 const T = '/sys/kernel/tracing';
 const DEVICE = 'hw:CARD=Intel,DEV=0';
-
-/** Splits `== name` sections of a lab script's stdout. */
-function sections(stdout: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of stdout.split(/^== /m).slice(1)) {
-    const nl = part.indexOf('\n');
-    out.set(part.slice(0, nl).trim(), part.slice(nl + 1));
-  }
-  return out;
-}
 
 interface Report {
   recorder?: {

@@ -9,8 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execInLab } from '../helpers/lab.js';
-import { repoRoot } from '../helpers/cli.js';
+import { execInLab, labSections as sections, GUEST_XRUNHUNT as X } from '../helpers/lab.js';
 import { debianLabSkip } from './debian-lab.js';
 import { lockupModuleParams } from '../../src/lab/inject-spec.js';
 import { readDebianMeta, resolveDebianPackage } from '../../src/lab/debian-fetch.js';
@@ -18,8 +17,6 @@ import { debianKernelLayout } from '../../src/lab/debian-kernel.js';
 import { labCacheRoot } from '../../src/lab/lab-paths.js';
 import { kprobeXrunRecords } from './wakeup-records.js';
 
-const tsx = import.meta.resolve('tsx');
-const X = `${process.execPath} --import ${tsx} ${repoRoot}src/cli/main.ts`;
 // --card hda alone on Debian's kernel: only the HDA modules are loaded, so it is card 0.
 const DEVICE = 'hw:0,0';
 const PLAY_S = 6;
@@ -41,16 +38,6 @@ interface PlayJson {
   frames: number;
   seconds: number;
   xruns: { durationMs: number }[];
-}
-
-/** Splits `== name` sections of the script's stdout. */
-function sections(stdout: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const part of stdout.split(/^== /m).slice(1)) {
-    const nl = part.indexOf('\n');
-    out.set(part.slice(0, nl).trim(), part.slice(nl + 1));
-  }
-  return out;
 }
 
 test(
