@@ -170,6 +170,8 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
   let hitLines = 0;
   let cards = new Map<number, string>();
   let argsMismatchWarned = false;
+  /** Lines over MAX_LINE_BYTES dropped by the reader (warned about once). */
+  let overlong = 0;
   // Module symbol snapshot (ftrace names module frames only while the module is loaded).
   const modules = new Map<string, LoadedModule>();
   const snapshot: ModuleSymbolSnapshot = new Map();
@@ -284,10 +286,13 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
         stopped: () => closed || signal.aborted,
         closing: () => closed,
         onLines: handleLines,
-        onOverlong: () =>
-          warnings.push(
-            'trace_pipe gave a line over 64 KiB: it is not ftrace text and was dropped',
-          ),
+        onOverlong: () => {
+          overlong++;
+          if (overlong === 1)
+            warnings.push(
+              'trace_pipe gave a line over 64 KiB: it is not ftrace text and was dropped (and any more like it)',
+            );
+        },
         beforeBatch: pollModules,
         sleep,
         bufferBytes: READ_BUFFER_BYTES,
