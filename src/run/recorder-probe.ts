@@ -12,6 +12,7 @@ import type {
 import type { BundleFile, RunContext, RunProbe } from './probe.js';
 import { explainRecorderWindows } from '../recorder/explain-windows.js';
 import type { RecorderExplanation } from '../recorder/explain-windows.js';
+import type { RecorderStatus } from '../session/report-model.js';
 import type { StreamTiming } from '../recorder/breakdown-types.js';
 import {
   DEFAULT_WINDOW_LIMITS,
@@ -24,30 +25,6 @@ import type { RecorderWindow, RecorderWindowLimits } from './recorder-windows.js
 /** `--recorder`: off (default this round), auto (on where it can run), on (required). */
 export type RecorderMode = 'on' | 'off' | 'auto';
 export const RECORDER_MODES: readonly RecorderMode[] = ['off', 'auto', 'on'];
-
-/** The `recorder` object of a report (`--json`). */
-export interface RecorderStatus {
-  enabled: boolean;
-  /** Why it is on or off, in words. */
-  reason: string;
-  /** `system:event` of every event recorded. */
-  events: string[];
-  /** Events the kernel lacks, with the reason. */
-  skipped: string[];
-  lines: number;
-  /** Events the ring buffer dropped. */
-  lost: number;
-  hits: number;
-  /** The recorder probe's hits by kprobe_profile (what the kernel saw; null: unknown). */
-  probeHits: number | null;
-  /** Events the ring buffer reported lost or dropped at close (overrun + commit overrun + dropped). */
-  ringLost: number | null;
-  windowsKept: number;
-  windowsTruncated: number;
-  bytes: number;
-  /** The per-XRUN latency breakdowns of the kept windows (absent when off or not asked). */
-  breakdown?: RecorderExplanation;
-}
 
 export interface RecorderProbeOptions {
   mode: RecorderMode;

@@ -1,6 +1,6 @@
 // The session report as data: what `session --json` prints, what the text/markdown report
 // renders, and what the 'report' session event carries. Plain JSON-serialisable values.
-import type { RecorderStatus } from '../run/recorder-probe.js';
+import type { RecorderExplanation } from '../recorder/explain-windows.js';
 import type { PeriodChoice } from './period-choice.js';
 import type {
   CaptureSourceName,
@@ -166,4 +166,28 @@ export interface SessionReport {
     report: string | null;
   };
   exitCode: number;
+}
+
+/** The `recorder` object of a report (`--json`). */
+export interface RecorderStatus {
+  enabled: boolean;
+  /** Why it is on or off, in words. */
+  reason: string;
+  /** `system:event` of every event recorded. */
+  events: string[];
+  /** Events the kernel lacks, with the reason. */
+  skipped: string[];
+  lines: number;
+  /** Events the ring buffer dropped. */
+  lost: number;
+  hits: number;
+  /** The recorder probe's hits by kprobe_profile (what the kernel saw; null: unknown). */
+  probeHits: number | null;
+  /** Events the ring buffer reported lost or dropped at close (overrun + commit overrun + dropped). */
+  ringLost: number | null;
+  windowsKept: number;
+  windowsTruncated: number;
+  bytes: number;
+  /** The per-XRUN latency breakdowns of the kept windows (absent when off or not asked). */
+  breakdown?: RecorderExplanation;
 }
