@@ -42,7 +42,13 @@ import {
 import type { RecorderEventName, RingBufferLoss, SoundIrq } from './recorder-setup.js';
 import { explainKprobeFailure, parseLostEvents, stacktraceTrigger } from './tracefs.js';
 import type { XrunProbePoint } from './tracefs.js';
-import { findProbePoint, locateTracefs, readLockdown } from './tracefs-io.js';
+import {
+  causeErrno,
+  findProbePoint,
+  locateTracefs,
+  readLockdown,
+  tracefsWriteError,
+} from './tracefs-io.js';
 import { readTracePipe } from './trace-pipe-reader.js';
 
 /** One batch of reads takes up to this much: ~2,000 event lines, 0.1 s of the lab's measured rate. */
@@ -122,8 +128,6 @@ export interface RecorderSource {
 
 const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const errMsg = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-const causeErrno = (err: unknown): string | undefined =>
-  errnoCode(err) ?? errnoCode((err as { cause?: unknown } | null)?.cause);
 const eventLabel = (e: RecorderEventName): string => `${e.system}:${e.event}`;
 
 /** Why the recorder cannot run on this machine (null: it can), without changing anything. */
@@ -234,19 +238,8 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
     }
   };
 
-  const fail = (file: string, err: unknown): XrunhuntError => {
-    const why = explainKprobeFailure({
-      euid,
-      lockdown: readLockdown(sysRoot),
-      errno: causeErrno(err),
-      file,
-    });
-    return new XrunhuntError(
-      causeErrno(err) === 'ENOENT' ? 'unsupported' : 'permission',
-      `flight recorder: ${why.message}`,
-      { hint: why.hint, cause: err },
-    );
-  };
+  const fail = (file: string, err: unknown): XrunhuntError =>
+    tracefsWriteError({ euid, sysRoot, file, prefix: 'flight recorder: ' }, err);
 
   const exists = (path: string): boolean => {
     try {

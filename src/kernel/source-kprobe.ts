@@ -46,7 +46,14 @@ import type {
   ProbeArmState,
   XrunProbePoint,
 } from './tracefs.js';
-import { findProbePoint, locateTracefs, probeArmState, readLockdown } from './tracefs-io.js';
+import {
+  findProbePoint,
+  locateTracefs,
+  probeArmState,
+  readLockdown,
+  tracefsWriteError,
+  causeErrno,
+} from './tracefs-io.js';
 import { readTracePipe } from './trace-pipe-reader.js';
 
 /** One batch of reads (trace-pipe-reader.ts): 64 KiB takes a burst of ~100 stacks. */
@@ -123,9 +130,6 @@ export type KprobeCaptureSource = KernelCaptureSource & {
 
 const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const errMsg = (err: unknown): string => (err instanceof Error ? err.message : String(err));
-/** The errno behind a settingFileError (it keeps the Node error as its cause). */
-const causeErrno = (err: unknown): string | undefined =>
-  errnoCode(err) ?? errnoCode((err as { cause?: unknown } | null)?.cause);
 
 // Paths of the files the backend touches inside one tracefs mount.
 export function kprobePaths(tracefs: string) {
@@ -305,19 +309,8 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
     }
   };
 
-  const fail = (file: string, err: unknown): XrunhuntError => {
-    const why = explainKprobeFailure({
-      euid,
-      lockdown: readLockdown(sysRoot),
-      errno: causeErrno(err),
-      file,
-    });
-    return new XrunhuntError(
-      causeErrno(err) === 'ENOENT' ? 'unsupported' : 'permission',
-      `${why.message}`,
-      { hint: why.hint, cause: err },
-    );
-  };
+  const fail = (file: string, err: unknown): XrunhuntError =>
+    tracefsWriteError({ euid, sysRoot, file }, err);
 
   const install = (): KprobeSetup => {
     if (euid !== 0) {

@@ -3,9 +3,10 @@
 // armed. Every function takes its roots as parameters (tests and doctor pass fake trees).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { errnoCode } from '../errors.js';
+import { XrunhuntError, errnoCode } from '../errors.js';
 import {
   chooseProbePoint,
+  explainKprobeFailure,
   findTextSymbols,
   parseKprobeBlacklist,
   parseKprobeList,
@@ -105,4 +106,31 @@ export function probeArmState(symbol: string, sysRoot = '/sys'): ProbeArmState |
   } catch {
     return 'unknown';
   }
+}
+
+/** The errno behind a settingFileError (it keeps the Node error as its cause). */
+export function causeErrno(err: unknown): string | undefined {
+  return errnoCode(err) ?? errnoCode((err as { cause?: unknown } | null)?.cause);
+}
+
+/**
+ * The user's error when writing a tracefs file failed (kprobe backend and flight recorder alike):
+ * what failed, why (root, lockdown, a missing kernel option) and what to do.
+ */
+export function tracefsWriteError(
+  o: { euid: number; sysRoot: string; file: string; prefix?: string },
+  err: unknown,
+): XrunhuntError {
+  const errno = causeErrno(err);
+  const why = explainKprobeFailure({
+    euid: o.euid,
+    lockdown: readLockdown(o.sysRoot),
+    errno,
+    file: o.file,
+  });
+  return new XrunhuntError(
+    errno === 'ENOENT' ? 'unsupported' : 'permission',
+    `${o.prefix ?? ''}${why.message}`,
+    { hint: why.hint, cause: err },
+  );
 }
