@@ -239,6 +239,8 @@ test(
         '--clear-groups',
         'env',
         `XDG_STATE_HOME=${state}`,
+        // The per-user settings lock folder (TMPDIR/xrunhunt-UID) goes in the test's folder too.
+        `TMPDIR=${state}`,
         'HOME=/nonexistent',
         cmd!,
         ...pre,
