@@ -5,47 +5,30 @@
 //    captures from test/fixtures/kernel-logs, repeated).
 // Goals (ratios of MB/s in one run): sparse ≥ 0.35 × grep, dense ≥ 0.1 × grep; peak RSS
 // < 200 MB on both with every event's frames kept (the JSON report is written to /dev/null).
-// Usage: npm run bench:analyze [-- --size-mb 200] [--case sparse|dense] [--keep]
+// Usage: npm run bench:analyze [-- --size-mb 200] [--case sparse|dense] [--keep] [--cli auto|dist|tsx]
+// (auto: the built program when dist/ is current, as users run it; see built-or-source.ts)
 import { spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { chooseBuild } from './built-or-source.js';
 
 const args = process.argv.slice(2);
-
-if (args[0] === '--child') {
-  // Child mode: the real report path (streamed analysis + the --json document or the text
-  // report, to /dev/null), one JSON line with the numbers.
-  const { writeAnalyzeReport } = await import('../src/analysis/stream-report.js');
-  const format = args[2] === 'json' ? 'json' : 'text';
-  const sink = createWriteStream('/dev/null');
-  const t0 = process.hrtime.bigint();
-  const c0 = process.cpuUsage();
-  let framesKept = 0;
-  const r = await writeAnalyzeReport(
-    [args[1]!],
-    { stdin: process.stdin, stdout: sink },
-    { format, onEvent: (e) => (framesKept += e.frames.length > 0 ? 1 : 0) },
-  );
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  const c = process.cpuUsage(c0);
-  process.stdout.write(
-    JSON.stringify({
-      secs,
-      cpu: (c.user + c.system) / 1e6,
-      events: r.summary.events,
-      framesKept,
-      offenders: r.offenders.length,
-      maxRssKb: process.resourceUsage().maxRSS,
-    }) + '\n',
-  );
-  process.exit(0);
-}
 
 const sizeMb = Number(args[args.indexOf('--size-mb') + 1] ?? 200) || 200;
 const keep = args.includes('--keep');
 const onlyCase = args.includes('--case') ? args[args.indexOf('--case') + 1] : undefined;
+const cliArg = args.includes('--cli') ? args[args.indexOf('--cli') + 1] : 'auto';
+const build = chooseBuild(
+  fileURLToPath(new URL('..', import.meta.url)),
+  cliArg === 'dist' || cliArg === 'tsx' ? cliArg : 'auto',
+);
+process.stderr.write(
+  build.useDist
+    ? 'measuring the built program (dist/, as bin/xrunhunt.js runs it)\n'
+    : `measuring the sources through tsx${build.stale ? ' (dist/ is missing or older than src/: npm run build)' : ''}\n`,
+);
 
 // Ordinary messages of a busy desktop/server (most lines of a real log).
 const ORDINARY = [
@@ -186,11 +169,19 @@ interface AnalyzeRun {
 
 function timeAnalyze(path: string, format: 'text' | 'json'): AnalyzeRun {
   const t0 = process.hrtime.bigint();
-  const self = fileURLToPath(import.meta.url);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', self, '--child', path, format], {
-    encoding: 'utf8',
-    maxBuffer: 1 << 20,
-  });
+  // The child measures one real report; the built program runs without the tsx loader.
+  const child = fileURLToPath(new URL('./analyze-child.mjs', import.meta.url));
+  const r = spawnSync(
+    process.execPath,
+    [
+      ...(build.useDist ? [] : ['--import', 'tsx']),
+      child,
+      path,
+      format,
+      build.useDist ? 'dist' : 'src',
+    ],
+    { encoding: 'utf8', maxBuffer: 1 << 20 },
+  );
   const wallSecs = Number(process.hrtime.bigint() - t0) / 1e9;
   if (r.status !== 0) throw new Error(`analyze child failed: ${r.stderr}`);
   const j = JSON.parse(r.stdout.trim().split('\n').pop()!) as Omit<AnalyzeRun, 'wallSecs'>;

@@ -14,13 +14,14 @@
 //   npm run bench:play -- [--duration SECONDS] [--rounds R] [--busy N] [--no-load] [--mode concurrent|alternate] [--cli auto|dist|tsx]
 //   npm run bench:play -- --idle          (10-minute idle run of xrunhunt alone: goal 0 xruns)
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureJack } from '../test/helpers/jack.js';
 import { repoRoot } from '../test/helpers/cli.js';
 import { steadyMinorFaults } from './realtime-thread-faults.js';
+import { chooseBuild } from './built-or-source.js';
 
 const { values } = parseArgs({
   options: {
@@ -41,24 +42,8 @@ const rounds = Number(values.rounds);
 const withLoad = !idle && !values['no-load'];
 const busy = Number(values.busy);
 
-// Newest modification time (ms) of the product's sources (tests excluded).
-function newestSourceMs(dir: string): number {
-  let newest = 0;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) newest = Math.max(newest, newestSourceMs(p));
-    else if (/\.tsx?$/.test(e.name) && !/\.test\.tsx?$/.test(e.name)) {
-      newest = Math.max(newest, statSync(p).mtimeMs);
-    }
-  }
-  return newest;
-}
-
 // The built CLI when it is current (or asked for), the sources through tsx otherwise.
 function xrunhuntCommand(): { argv: string[]; label: string } {
-  const distMain = join(repoRoot, 'dist', 'cli', 'main.js');
-  const distFresh =
-    existsSync(distMain) && statSync(distMain).mtimeMs >= newestSourceMs(join(repoRoot, 'src'));
   const tsx = {
     argv: [process.execPath, '--import', 'tsx', join(repoRoot, 'src', 'cli', 'main.ts')],
     label: 'xrunhunt from src/ through tsx (start-up transpiling included)',
@@ -67,13 +52,12 @@ function xrunhuntCommand(): { argv: string[]; label: string } {
     argv: [process.execPath, join(repoRoot, 'bin', 'xrunhunt.js')],
     label: 'xrunhunt built (bin/xrunhunt.js)',
   };
-  if (values.cli === 'tsx') return tsx;
-  if (values.cli === 'dist') {
-    if (!existsSync(distMain)) throw new Error('--cli dist: no dist/ here; run npm run build');
-    return dist;
-  }
-  if (distFresh) return dist;
-  return { ...tsx, label: `${tsx.label}; dist/ is missing or older than src/: npm run build` };
+  const choice = values.cli === 'dist' || values.cli === 'tsx' ? values.cli : 'auto';
+  const { useDist, stale } = chooseBuild(repoRoot, choice);
+  if (useDist) return dist;
+  return stale
+    ? { ...tsx, label: `${tsx.label}; dist/ is missing or older than src/: npm run build` }
+    : tsx;
 }
 const xrunhuntCli = xrunhuntCommand();
 
