@@ -22,6 +22,7 @@ import { ensureJack } from '../test/helpers/jack.js';
 import { repoRoot } from '../test/helpers/cli.js';
 import { steadyMinorFaults } from './realtime-thread-faults.js';
 import { chooseBuild } from './built-or-source.js';
+import { rateRatio } from '../src/stats/rate-ratio.js';
 
 const { values } = parseArgs({
   options: {
@@ -247,6 +248,23 @@ if (idle) {
     aplay.xruns === 0 ? (xrunhunt.xruns === 0 ? 1 : Infinity) : xrunhunt.xruns / aplay.xruns;
   console.log(
     `total: aplay ${aplay.xruns} xruns, CPU ${aplay.cpuS.toFixed(2)} s | xrunhunt ${xrunhunt.xruns} xruns, CPU ${xrunhunt.cpuS.toFixed(2)} s`,
+  );
+  // On a shared VM both players get spontaneous xruns from the kernel's own latency (measured
+  // here: a SCHED_FIFO writer woken on a CPU where dd held the kernel non-preemptible for
+  // 2.7 ms), so a few counts say little: the exact Poisson rate ratio and its 95 % interval say
+  // whether xrunhunt's rate is distinguishable from aplay's.
+  const minutes = (seconds * rounds) / 60;
+  const rr = rateRatio({ count: aplay.xruns, minutes }, { count: xrunhunt.xruns, minutes });
+  console.log(
+    rr.ratio === null
+      ? 'xrun rate ratio xrunhunt/aplay: no xruns in either (no information)'
+      : `xrun rate ratio xrunhunt/aplay = ${Number.isFinite(rr.ratio) ? rr.ratio.toFixed(2) : '∞'} ` +
+          `(95 % CI ${rr.low.toFixed(2)}–${Number.isFinite(rr.high) ? rr.high.toFixed(2) : '∞'}, p ${rr.p.toFixed(3)}): ` +
+          (rr.low > 1
+            ? 'xrunhunt has significantly more xruns than aplay'
+            : rr.high < 1
+              ? 'xrunhunt has significantly fewer xruns than aplay'
+              : 'not distinguishable from aplay at this count'),
   );
   const cpuRatio = xrunhunt.cpuS / Math.max(aplay.cpuS, 0.01);
   console.log(
