@@ -35,9 +35,11 @@ test(
   { skip: availableParallelism() < 2 ? 'needs 2 CPUs' : false },
   async () => {
     const children: ChildProcess[] = [];
+    // A long duration, ended by abort once the pin is seen: under load 25 a worker's Node took
+    // longer to start than a short load lasted, and was stopped before it had pinned itself.
     const load = new ChildProcessLoad(
       'cpu',
-      { durationMs: 3000, workers: 1, cpus: [1] },
+      { durationMs: 60_000, workers: 1, cpus: [1] },
       {
         machine: realMachine,
         spawnWorker: (c) => {
@@ -47,27 +49,31 @@ test(
         },
       },
     );
-    const run = load.start();
-    // The worker pins itself as it starts (under load 10 Node takes a while to start).
+    const stop = new AbortController();
+    const run = load.start(stop.signal);
     let seen: string[] = [];
-    for (let i = 0; i < 100; i++) {
+    for (let i = 0; i < 1000; i++) {
       await new Promise((r) => setTimeout(r, 50));
       const pid = children[0]?.pid;
       if (pid === undefined) continue;
       seen = allowedLists(pid);
-      if (seen.length > 0 && seen.every((l) => l === '1')) break;
+      if (seen.length > 1 && seen.every((l) => l === '1')) break;
     }
+    // Let the pinned worker do (and report) some work before it is stopped.
+    await new Promise((r) => setTimeout(r, 1000));
+    stop.abort();
     const stats = await run;
     assert.ok(seen.length > 1, `the worker's threads were read (${seen.length})`);
     assert.deepEqual([...new Set(seen)], ['1'], 'every thread is allowed CPU 1 only');
-    assert.equal(stats.stopReason, 'duration');
+    assert.equal(stats.stopReason, 'interrupted');
     assert.ok(stats.bytes > 0, 'the pinned worker did work');
   },
 );
 
 test('a CPU that is not online fails the load with the reason', async () => {
+  // Long enough that a slow worker start (load 25) is never cut short: the pin fails at once.
   const stats = await new ChildProcessLoad('cpu', {
-    durationMs: 2000,
+    durationMs: 120_000,
     workers: 1,
     cpus: [1000],
   }).start();
