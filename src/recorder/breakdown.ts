@@ -134,7 +134,12 @@ export function breakdownXrun(
       const start = Math.max(c.asleepSince, t1 - timing.bufferSeconds, t0);
       const end = sleepEnd(all, c.pid, lastSwitchOut(all, c.pid, t1) ?? c.asleepSince, sound);
       if (end?.by === 'own-timer')
-        r = ownSleepResult(ctx, c, end, Math.max(Math.min(end.armedTs ?? start, start), t1 - timing.bufferSeconds, t0));
+        r = ownSleepResult(
+          ctx,
+          c,
+          end,
+          Math.max(Math.min(end.armedTs ?? start, start), t1 - timing.bufferSeconds, t0),
+        );
       else if (start < t1) {
         const parts = accountStates(c, start, t1, occ, stretches, rules);
         r = {
@@ -170,7 +175,12 @@ export function breakdownXrun(
   const out = finish(hit, shape, detector, late, due, parts, missing, t1);
   if (best.ownSleep) {
     out.ownSleep = best.ownSleep;
-    if (out.cls === 'application-late') out.summary = ownSleepSummary(out, best.ownSleep);
+    const o = best.ownSleep;
+    if (out.cls === 'application-late') out.summary = ownSleepSummary(out, o);
+    else if (out.parts[0]?.name.startsWith('its own timer'))
+      out.summary =
+        `${late.comm} (pid ${late.pid}, ${late.role}) slept in its own code, but its timer ${o.wokenBy} expired ` +
+        `${(o.timerLateMs ?? 0).toFixed(2)} ms after the time it asked for (${ms(out.parts[0].ms)} of ${ms(out.latenessMs)}): the timer interrupt came late`;
   } else if (best.deviceWait && out.parts[0]?.name.startsWith(NO_PERIOD)) {
     const ran = evs.filter((e) => e.ts >= due && isSound(e)).length;
     out.summary =
@@ -235,7 +245,8 @@ function ownSleepBefore(
   if (from === undefined) return undefined;
   const end = sleepEnd(all, c.pid, from, sound);
   if (end?.by !== 'own-timer' || Math.abs(end.to - awake) > 1e-9) return undefined;
-  const asked = end.askedUntil === undefined ? end.to - from : end.askedUntil - (end.armedTs ?? from);
+  const asked =
+    end.askedUntil === undefined ? end.to - from : end.askedUntil - (end.armedTs ?? from);
   if (asked < ctx.timing.bufferSeconds) return undefined;
   const start = Math.max(end.armedTs ?? from, ctx.t1 - ctx.timing.bufferSeconds, ctx.t0);
   if (start >= awake) return undefined;
@@ -256,9 +267,11 @@ function ownSleepResult(
 ): ChainResult {
   const { t1, occ, stretches, rules } = ctx;
   const woke = Math.min(end.to, t1);
-  const asked = end.askedUntil === undefined ? woke : Math.min(Math.max(end.askedUntil, start), woke);
+  const asked =
+    end.askedUntil === undefined ? woke : Math.min(Math.max(end.askedUntil, start), woke);
   const parts: RawPart[] = [];
-  if (asked > start) parts.push({ kind: 'sleep', name: c.comm, pid: c.pid, ms: (asked - start) * 1000 });
+  if (asked > start)
+    parts.push({ kind: 'sleep', name: c.comm, pid: c.pid, ms: (asked - start) * 1000 });
   if (woke > asked)
     parts.push({
       kind: 'irq-latency',

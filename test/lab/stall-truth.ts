@@ -19,21 +19,26 @@ export interface PlayJson {
 
 /** One injected stall as the trace shows it, with the breakdown of the XRUN it made. */
 export interface StallXrun {
-  /** The writer's switch-out before the stall and its wake-up after it (trace time, s). */
-  sleptFrom: number;
-  wokeAt: number;
-  /** The XRUN hit in that sleep (or up to 2 ms after the wake-up: detected in its own call). */
+  /** The XRUN the player saw after its stall: the last hit before it noticed (the stream stays
+   * stopped from an XRUN until the player prepares it again). */
   hitTs: number;
+  /**
+   * The writer's own 19–21 ms timer armed before that hit (hrtimer_start of hrtimer_wakeup by
+   * its thread): when, and what it asked for; absent when the hit came before any such arming.
+   */
+  armed?: { ts: number; askedMs: number };
+  /** The writer's first wake-up after that arming (trace time, s). */
+  wokeAt: number;
   breakdown: XrunBreakdown;
 }
 
 /** The outcome: stalls whose XRUN the trace has, those it lacks, and every breakdown. */
 export interface StallTruth {
   stalls: StallXrun[];
-  /** Injected xruns without a hit in the writer's sleep (the XRUN came before the stall, or lost). */
+  /** Injected xruns without a hit in the 100 ms before the player noticed (lost hits). */
   unmatched: number;
   all: XrunBreakdown[];
-  /** Breakdowns of hits in no stall's sleep. */
+  /** Breakdowns of hits in no stall (neither near an injected xrun nor in a 20 ms sleep). */
   others: XrunBreakdown[];
 }
 
@@ -72,24 +77,36 @@ export function stallTruth(
   const wakes = events.filter(
     (e) => e.name === 'sched_waking' && Number(e.fields['pid']) === writer,
   );
-  const outs = events.filter(
-    (e) => e.name === 'sched_switch' && Number(e.fields['prev_pid']) === writer,
-  );
+  // The writer's own ~20 ms timers: armed at ts, asking until softexpires (mono ns).
+  const arms = events
+    .filter(
+      (e) =>
+        e.name === 'hrtimer_start' && e.pid === writer && e.fields['function'] === 'hrtimer_wakeup',
+    )
+    .map((e) => ({ ts: e.ts, askedMs: (Number(e.fields['softexpires']) / 1e9 - e.ts) * 1000 }))
+    .filter((a) => a.askedMs >= 19 && a.askedMs <= 21);
   const stalls: StallXrun[] = [];
   let unmatched = 0;
-  for (const x of play.xruns.filter((x) => x.injected)) {
-    const m = Number(x.monotonicNs) / 1e9;
-    // The stall ended with the writer's last wake-up before it saw the xrun, and began with its
-    // switch-out before that wake-up.
-    const woke = wakes.filter((w) => w.ts <= m).at(-1);
-    const out = woke && outs.filter((o) => o.ts < woke.ts).at(-1);
-    const i = out ? hits.findIndex((h) => h.ts >= out.ts && h.ts <= woke!.ts + 0.002) : -1;
-    if (!woke || !out || i < 0) {
+  const injected = play.xruns.filter((x) => x.injected).map((x) => Number(x.monotonicNs) / 1e9);
+  for (const m of injected) {
+    const i = hits.findLastIndex((h) => h.ts <= m + 0.0005 && h.ts >= m - 0.1);
+    if (i < 0) {
       unmatched++;
       continue;
     }
-    stalls.push({ sleptFrom: out.ts, wokeAt: woke.ts, hitTs: hits[i]!.ts, breakdown: all[i]! });
+    const hit = hits[i]!.ts;
+    const arm = arms.filter((a) => a.ts <= hit && a.ts >= hit - 0.05).at(-1);
+    const woke = arm && wakes.find((w) => w.ts > arm.ts);
+    const whole = arm && woke && hit <= woke.ts + 0.002;
+    stalls.push({
+      hitTs: hit,
+      ...(whole ? { armed: arm } : {}),
+      wokeAt: woke?.ts ?? NaN,
+      breakdown: all[i]!,
+    });
   }
-  const mine = new Set(stalls.map((s) => s.breakdown));
-  return { stalls, unmatched, all, others: all.filter((b) => !mine.has(b)) };
+  const inStall = (ts: number): boolean =>
+    injected.some((m) => ts >= m - 0.1 && ts <= m + 0.001) ||
+    arms.some((a) => ts >= a.ts && ts <= a.ts + 0.05);
+  return { stalls, unmatched, all, others: all.filter((b) => !inStall(b.ts)) };
 }
