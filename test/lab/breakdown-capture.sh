@@ -70,10 +70,21 @@ if [ "$MODE" = fifo-hog ]; then
       -r 48000 -c 2 -d 3 /dev/zero 2>> "$N-aplay.err"
   done
 elif [ "$MODE" = stall ]; then
+  # Tracing starts when the writer thread exists: node and tsx take one to three minutes to
+  # start under TCG on a loaded host, and tracing that would only slow them down. The first
+  # stall comes 1 s after the stream started (--inject-stall's warm-up).
+  echo 0 > $I/tracing_on
   # $3 is a command line (node, its tsx loader, main.ts): split into words on purpose.
   # shellcheck disable=SC2086
   $3 play --device hw:0,0 --period 256 --periods 2 --duration 7s --inject-stall 20x5 --json \
-    > "$N-play.json" 2> "$N-play.err"
+    > "$N-play.json" 2> "$N-play.err" &
+  PL=$!
+  n=0
+  until grep -qsx xrunhunt-play /proc/$PL/task/*/comm || [ $n -ge 3000 ]; do
+    n=$((n+1)); sleep 0.1
+  done
+  echo 1 > $I/tracing_on
+  wait $PL
 else
   aplay -D hw:0,0 --period-size=64 --buffer-size=128 -f S16_LE -r 48000 -c 2 -d 10 /dev/zero \
     2> "$N-aplay.err"

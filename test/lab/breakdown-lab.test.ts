@@ -48,14 +48,15 @@ async function capture(
   labOptions: string[],
   mode = 'plain',
   read?: (out: string) => void,
+  timeoutMinutes = 4,
 ): Promise<TraceEvent[]> {
   const base = mkdtempSync(join(tmpdir(), 'xrunhunt-breakdown-lab-'));
   const out = join(base, 'results');
   try {
     const extra = mode === 'stall' ? ` '${GUEST_XRUNHUNT}'` : '';
     const r = await execInLab(`sh ${script} ${name} ${mode}${extra}`, {
-      labOptions: [...labOptions, '--card', 'hda', '--out', out, '--timeout', '4m'],
-      timeoutMs: 290_000,
+      labOptions: [...labOptions, '--card', 'hda', '--out', out, '--timeout', `${timeoutMinutes}m`],
+      timeoutMs: timeoutMinutes * 60_000 + 50_000,
     });
     assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
     const { events, stats } = parseTraceText(readFileSync(join(out, `${name}.txt`), 'utf8'));
@@ -255,12 +256,14 @@ test(
 
 test(
   'breakdown ground truth 4: play --inject-stall 20x5 → application-late, the writer’s own sleep of the asked length, no kernel culprit',
-  { skip: skipDebian, timeout: 300_000 },
+  { skip: skipDebian, timeout: 480_000 },
   async () => {
     let play: PlayJson | undefined;
-    const events = await capture('stall', ['--kernel', 'debian'], 'stall', (out) => {
+    // Node and tsx start slowly in the guest under TCG (one to three minutes at load 10–15).
+    const read = (out: string): void => {
       play = JSON.parse(readFileSync(join(out, 'stall-play.json'), 'utf8')) as PlayJson;
-    });
+    };
+    const events = await capture('stall', ['--kernel', 'debian'], 'stall', read, 7);
     assert.ok(play, 'xrunhunt play wrote its report');
     assert.equal(play.stallsInjected, 5, 'five stalls injected');
     // The recorder's windows reach max(2 buffers, 50 ms) past the hit (run/recorder-windows.ts).
