@@ -27,6 +27,8 @@ cleanup() {
 }
 trap cleanup EXIT
 echo 4096 > $I/buffer_size_kb
+# The stall's capture starts later (see below).
+[ "$MODE" = stall ] && echo 0 > $I/tracing_on
 echo mono > $I/trace_clock
 for e in sched/sched_switch sched/sched_waking sched/sched_wakeup irq/irq_handler_entry \
   irq/irq_handler_exit irq/softirq_entry irq/softirq_exit timer/hrtimer_expire_entry \
@@ -39,8 +41,12 @@ echo stacktrace > $I/events/xrunbd/xrun/trigger
 IRQ=$(grep -m1 snd /proc/interrupts | cut -d: -f1 | tr -d ' ')
 [ -n "$IRQ" ] && echo "stacktrace if irq==$IRQ" > $I/events/irq/irq_handler_entry/trigger
 echo "sound irq ${IRQ:-none}"
-cat $I/trace_pipe > "$N.txt" &
-P=$!
+# trace_pipe ends (EOF) once tracing is off after it read something: start reading when it is on.
+P=
+if [ "$MODE" != stall ]; then
+  cat $I/trace_pipe > "$N.txt" &
+  P=$!
+fi
 # The write load, except for the stall (its XRUNs are the injected ones, not the load's).
 D=
 if [ "$MODE" != stall ]; then
@@ -73,24 +79,27 @@ elif [ "$MODE" = stall ]; then
   # Tracing starts when the writer thread exists: node and tsx take one to three minutes to
   # start under TCG on a loaded host, and tracing that would only slow them down. The first
   # stall comes 1 s after the stream started (--inject-stall's warm-up).
-  echo 0 > $I/tracing_on
   # $3 is a command line (node, its tsx loader, main.ts): split into words on purpose.
   # shellcheck disable=SC2086
   $3 play --device hw:0,0 --period 256 --periods 2 --duration 7s --inject-stall 20x5 --json \
     > "$N-play.json" 2> "$N-play.err" &
   PL=$!
   n=0
-  until grep -qsx xrunhunt-play /proc/$PL/task/*/comm || [ $n -ge 3000 ]; do
+  # Any process's threads: $PL is the shell that runs node, not node itself.
+  until grep -qsx xrunhunt-play /proc/[0-9]*/task/[0-9]*/comm || [ $n -ge 3000 ]; do
     n=$((n+1)); sleep 0.1
   done
   echo 1 > $I/tracing_on
+  cat $I/trace_pipe > "$N.txt" &
+  P=$!
+  echo "tracing from $(cut -d' ' -f1 /proc/uptime) s (after $n polls)"
   wait $PL
 else
   aplay -D hw:0,0 --period-size=64 --buffer-size=128 -f S16_LE -r 48000 -c 2 -d 10 /dev/zero \
     2> "$N-aplay.err"
 fi
 sleep 0.5
-kill $P $D 2>/dev/null  # D may be empty
+kill $P $D 2>/dev/null  # D is empty for the stall
 wait
 rm -f /mnt/scratch/xrunhog
 echo "lines $(wc -l < "$N.txt") xruns $(grep -c ' xrun: ' "$N.txt")"
