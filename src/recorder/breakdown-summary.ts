@@ -39,6 +39,35 @@ export interface BreakdownSummary {
   meanLatenessMs: number;
   /** Blockers by total net ms (then count); own-run and sleep rank too, as the application. */
   blockers: BlockerRank[];
+  /** The writer's own sleeps that made XRUNs (breakdowns with `ownSleep`), when there were any. */
+  ownSleeps?: OwnSleepSummary;
+}
+
+/** The writer's own sleeps over many breakdowns: how many, by whom, how long (ms). */
+export interface OwnSleepSummary {
+  count: number;
+  /** The sleeping thread's comm (the most frequent one). */
+  comm: string;
+  meanMs: number;
+  minMs: number;
+  maxMs: number;
+}
+
+// The own sleeps of the listed breakdowns, or undefined when none has one.
+function ownSleepSummary(list: readonly XrunBreakdown[]): OwnSleepSummary | undefined {
+  const with_ = list.filter((b) => b.ownSleep);
+  if (with_.length === 0) return undefined;
+  const ms = with_.map((b) => b.ownSleep!.ms);
+  const comms = new Map<string, number>();
+  for (const b of with_) comms.set(b.late.comm, (comms.get(b.late.comm) ?? 0) + 1);
+  const comm = [...comms].sort((a, b) => b[1] - a[1])[0]![0];
+  return {
+    count: with_.length,
+    comm,
+    meanMs: ms.reduce((a, b) => a + b, 0) / ms.length,
+    minMs: Math.min(...ms),
+    maxMs: Math.max(...ms),
+  };
 }
 
 /** The parts that name something to blame, as a ranking key. */
@@ -83,7 +112,9 @@ export function summarizeBreakdowns(
     .sort((a, b) => b.totalMs - a.totalMs || b.count - a.count || a.name.localeCompare(b.name))
     .slice(0, options.top ?? 20);
   const complete = list.filter((b) => b.complete).length;
+  const own = ownSleepSummary(list);
   return {
+    ...(own ? { ownSleeps: own } : {}),
     xruns: list.length,
     complete,
     completeShare: list.length > 0 ? complete / list.length : 0,

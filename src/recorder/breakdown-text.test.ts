@@ -1,7 +1,7 @@
 // The printed lines of one breakdown and of a summary; names from the traced machine are escaped.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { breakdownLines, partLine, summaryLines } from './breakdown-text.js';
+import { breakdownConclusion, breakdownLines, partLine, summaryLines } from './breakdown-text.js';
 import { summarizeBreakdowns } from './breakdown-summary.js';
 import type { XrunBreakdown } from './breakdown-types.js';
 
@@ -54,4 +54,50 @@ test('a part line without pid, and a summary', () => {
   assert.deepEqual(summaryLines(summarizeBreakdowns([])), [
     'no XRUN breakdowns (the flight recorder saw no XRUN)',
   ]);
+});
+
+test('the writer’s own sleeps: said plainly per XRUN, in the summary and in the conclusion', () => {
+  const stall = (ms: number, askedMs: number): XrunBreakdown => ({
+    ...b,
+    shape: 'hardirq',
+    late: { comm: 'xrunhunt-play', pid: 181, role: 'writer' },
+    latenessMs: 10.67,
+    parts: [{ kind: 'sleep', name: 'xrunhunt-play', pid: 181, ms: 10.67, share: 1 }],
+    cls: 'application-late',
+    summary: 'the writer itself slept …',
+    complete: true,
+    ownSleep: {
+      ms,
+      wokenBy: 'hrtimer_wakeup',
+      wokeAfterHit: true,
+      askedMs,
+      timerLateMs: ms - askedMs,
+    },
+  });
+  const one = breakdownLines(stall(20.11, 20));
+  assert.equal(
+    one[3],
+    '  own sleep: 20.11 ms (asked for 20.00 ms, its timer expired 0.11 ms after that), woken by hrtimer_wakeup after the XRUN',
+  );
+  const near = summarizeBreakdowns([stall(20.11, 20), stall(20.05, 20)]);
+  assert.deepEqual(
+    [near.ownSleeps?.count, near.ownSleeps?.comm, near.ownSleeps?.minMs],
+    [2, 'xrunhunt-play', 20.05],
+  );
+  assert.equal(
+    breakdownConclusion(near),
+    'the flight recorder explained 2 of 2 XRUNs: the writer itself slept 20.1 ms (xrunhunt-play) before 2 of them; no kernel code delayed it; see "latency breakdown" below',
+  );
+  assert.ok(
+    summaryLines(near).includes(
+      '  the writer itself slept 20.1 ms (xrunhunt-play) before 2 of them',
+    ),
+  );
+  // Sleeps that differ by more than 1 ms show their range.
+  assert.match(
+    breakdownConclusion(summarizeBreakdowns([stall(20.0, 20), stall(26.3, 20)]))!,
+    /slept 23\.1 ms \(20\.0–26\.3 ms\) \(xrunhunt-play\)/,
+  );
+  // Without own sleeps the conclusion names the top blocker as before.
+  assert.match(breakdownConclusion(summarizeBreakdowns([b]))!, /was task cat \(prio 120\)/);
 });

@@ -1,7 +1,7 @@
 // The lines a report prints for one XRUN's breakdown and for a summary of many. Names come
 // from the traced machine (a task chooses its own comm), so they are escaped before printing.
 import { escapeControlChars } from '../text/untrusted-text.js';
-import type { BreakdownSummary } from './breakdown-summary.js';
+import type { BreakdownSummary, OwnSleepSummary } from './breakdown-summary.js';
 import type { BreakdownPart, XrunBreakdown } from './breakdown-types.js';
 
 const KIND_LABEL: Record<BreakdownPart['kind'], string> = {
@@ -36,6 +36,21 @@ export function partLine(p: BreakdownPart): string {
   return `${pct(p.share)} ${msText(p.ms)}  ${label} ${escapeControlChars(p.name)}${who ? ` (${who})` : ''}`;
 }
 
+/** The writer's own sleep in one line: its length as the kernel timed it, what it asked for. */
+export function ownSleepLine(o: NonNullable<XrunBreakdown['ownSleep']>): string {
+  const asked =
+    o.askedMs === undefined
+      ? ''
+      : ` (asked for ${o.askedMs.toFixed(2)} ms${o.timerLateMs === undefined ? '' : `, its timer expired ${o.timerLateMs.toFixed(2)} ms after that`})`;
+  return `own sleep: ${o.ms.toFixed(2)} ms${asked}, woken by ${escapeControlChars(o.wokenBy)}${o.wokeAfterHit ? ' after the XRUN' : ' before the XRUN'}`;
+}
+
+/** "20.1 ms", or "22.0 ms (19.8–26.3 ms)" when the sleeps differ by more than 1 ms. */
+function sleptText(o: OwnSleepSummary): string {
+  const range = o.maxMs - o.minMs > 1 ? ` (${o.minMs.toFixed(1)}–${o.maxMs.toFixed(1)} ms)` : '';
+  return `${o.meanMs.toFixed(1)} ms${range}`;
+}
+
 /** The lines for one breakdown: header, summary, parts (largest first), stack of the top one. */
 export function breakdownLines(b: XrunBreakdown, options: { maxParts?: number } = {}): string[] {
   const max = options.maxParts ?? 8;
@@ -53,6 +68,7 @@ export function breakdownLines(b: XrunBreakdown, options: { maxParts?: number } 
     const share = rest.reduce((s, p) => s + p.share, 0);
     lines.push(`  ${pct(share)} ${msText(ms)}  ${rest.length} smaller parts`);
   }
+  if (b.ownSleep) lines.push(`  ${ownSleepLine(b.ownSleep)}`);
   const stack = b.parts[0]?.stack;
   if (stack && stack.length > 0)
     lines.push(
@@ -76,8 +92,12 @@ export function summaryLines(s: BreakdownSummary, options: { top?: number } = {}
       `mean lateness ${s.meanLatenessMs.toFixed(2)} ms`,
     `  classes: ${counts(s.byClass)}`,
     `  detected in: ${counts(s.byShape)}`,
-    '  blockers by net time:',
   ];
+  if (s.ownSleeps)
+    lines.push(
+      `  the writer itself slept ${sleptText(s.ownSleeps)} (${escapeControlChars(s.ownSleeps.comm)}) before ${s.ownSleeps.count} of them`,
+    );
+  lines.push('  blockers by net time:');
   for (const b of s.blockers.slice(0, top))
     lines.push(
       `  ${pct(b.share)} ${msText(b.totalMs)}  ${KIND_LABEL[b.kind].padEnd(11)} ` +
@@ -91,6 +111,13 @@ export function summaryLines(s: BreakdownSummary, options: { top?: number } = {}
 export function breakdownConclusion(s: BreakdownSummary): string | null {
   const top = s.blockers[0];
   if (s.xruns === 0 || !top) return null;
+  const own = s.ownSleeps;
+  if (own && top.kind === 'sleep')
+    return (
+      `the flight recorder explained ${s.complete} of ${s.xruns} XRUNs: the writer itself slept ` +
+      `${sleptText(own)} (${escapeControlChars(own.comm)}) before ${own.count} of them; no kernel code delayed it; ` +
+      `see "latency breakdown" below`
+    );
   const prio = top.prio !== undefined ? ` (prio ${top.prio})` : '';
   return (
     `the flight recorder explained ${s.complete} of ${s.xruns} XRUNs: the largest share of the lateness ` +

@@ -113,4 +113,24 @@ export interface XrunBreakdown {
   /** False when events were missing (window not covered, lost events); `missing` says what. */
   complete: boolean;
   missing?: string;
+  /**
+   * The late writer’s own sleep, when that is what made the XRUN: it
+   * slept in its own code — woken by its own timer, not by the device — across the time it had
+   * to write. Absent for every other breakdown.
+   */
+  ownSleep?: {
+    /**
+     * The stall's length as the kernel timed it (ms): from the start of its sleep (the arming of
+     * its own timer when recorded, else its switch-out) to its wake-up.
+     */
+    ms: number;
+    /** The timer that woke it, as hrtimer_expire_entry prints it (`hrtimer_wakeup`). */
+    wokenBy: string;
+    /** True when it woke after the XRUN was detected (the window reaches past the hit). */
+    wokeAfterHit: boolean;
+    /** The length it asked for (its own hrtimer_start → soft expiry, ms), when recorded. */
+    askedMs?: number;
+    /** How long after the time it asked for its timer expired (ms), when recorded. */
+    timerLateMs?: number;
+  };
 }

@@ -382,3 +382,184 @@ test('preemption off, not interrupts: a silent CPU after an ignored need-resched
   assert.deepEqual([b.parts[0]!.kind, b.parts[0]!.name], ['task', 'insmod']);
   near(b.parts[0]!.ms, 9.99, 'insmod');
 });
+
+// The writer's own sleep (ground truth 4, `play --inject-stall`) against a wait for the device:
+// the same trace up to the hit — the writer switched out with prev_state=S, the period
+// interrupts on time and not waking it, the XRUN detected in the interrupt — and then only the
+// wake-up differs: its own timer (hrtimer_wakeup, armed by it before the sleep) 17 ms after the
+// hit, or the XRUN's stop inside the same interrupt. Period 1 ms, buffer 2 ms.
+const PLAY = 'xrunhunt-play-300';
+const hrStart = (ts: number, cpu: number, task: string, ptr: string, soft: number): string =>
+  L(
+    ts,
+    cpu,
+    task,
+    'd..1.',
+    `hrtimer_start: hrtimer=${ptr} function=hrtimer_wakeup expires=${Math.round(soft * 1e9)} softexpires=${Math.round(soft * 1e9)} mode=ABS`,
+  );
+const hrIn = (ts: number, cpu: number, cur: string, ptr: string, fn = 'hrtimer_wakeup'): string =>
+  L(
+    ts,
+    cpu,
+    cur,
+    'd.h1.',
+    `hrtimer_expire_entry: hrtimer=${ptr} function=${fn} now=${Math.round(ts * 1e9)}`,
+  );
+const hrOut = (ts: number, cpu: number, cur: string, ptr: string): string =>
+  L(ts, cpu, cur, 'd.h1.', `hrtimer_expire_exit: hrtimer=${ptr}`);
+
+/** Up to the hit: woken by the period interrupt at 0.990, armed (or not) and asleep at 0.99501. */
+function sleepingWriter(armed: boolean): string[] {
+  const lines = [
+    irqIn(0.99, 0, '<idle>-0'),
+    wake(0.99001, 0, '<idle>-0', 'd.h3.', PLAY, 29, 0),
+    irqOut(0.99002, 0, '<idle>-0'),
+    sw(0.99003, 0, 'swapper/0-0', 120, 'R', PLAY, 29),
+  ];
+  if (armed) lines.push(hrStart(0.995, 0, PLAY, '00000000aa', 1.015));
+  lines.push(sw(0.99501, 0, PLAY, 29, 'S', 'swapper/0-0', 120));
+  for (const t of [0.996, 0.997])
+    lines.push(irqIn(t, 0, '<idle>-0'), irqOut(t + 0.00001, 0, '<idle>-0'));
+  lines.push(irqIn(0.998, 0, '<idle>-0'), xrun(0.99801, 0, '<idle>-0', 'd.h2.'));
+  return lines;
+}
+
+test('own sleep: a writer asleep at the hit, woken by its own timer after it → application-late with the stall’s length', () => {
+  const b = run(
+    [
+      ...sleepingWriter(true),
+      irqOut(0.99803, 0, '<idle>-0'),
+      hrIn(1.01502, 0, '<idle>-0', '00000000aa'),
+      wake(1.01503, 0, '<idle>-0', 'd.h2.', PLAY, 29, 0),
+      hrOut(1.01504, 0, '<idle>-0', '00000000aa'),
+    ],
+    { ...timing, writerPids: [300] },
+  );
+  assert.equal(b.cls, 'application-late');
+  assert.deepEqual(b.late, { comm: 'xrunhunt-play', pid: 300, role: 'writer' });
+  // Due one buffer before the hit (0.99601, after the arming at 0.995): all of it its own sleep,
+  // the on-time interrupts not carved out (its wake-up was never theirs to give).
+  assert.deepEqual(
+    b.parts.map((p) => [p.kind, p.name]),
+    [['sleep', 'xrunhunt-play']],
+  );
+  near(b.latenessMs, 2.0, 'lateness (one buffer)');
+  // Armed at 0.995 for 1.015 (20 ms), expired 0.02 ms late, woken at 1.01503: 20.03 ms.
+  assert.ok(b.ownSleep);
+  near(b.ownSleep.ms, 20.03, 'the sleep from the arming to the wake-up');
+  near(b.ownSleep.askedMs, 20.0, 'asked for');
+  near(b.ownSleep.timerLateMs, 0.02, 'timer late');
+  assert.equal(b.ownSleep.wokenBy, 'hrtimer_wakeup');
+  assert.equal(b.ownSleep.wokeAfterHit, true);
+  assert.equal(
+    b.summary,
+    'the writer itself slept 20.0 ms (xrunhunt-play, pid 300; woken by its own timer hrtimer_wakeup, 20.0 ms asked for, after the XRUN); no kernel code delayed it',
+  );
+  assert.equal(b.complete, true);
+});
+
+test('wait for the device: the same sleep ended by the XRUN’s stop in the sound interrupt → no period elapsed, not the application', () => {
+  const b = run(
+    [
+      ...sleepingWriter(false),
+      // snd_pcm_stop wakes the runtime's sleepers: only a writer in poll/write is one of them.
+      wake(0.99802, 0, '<idle>-0', 'd.h3.', PLAY, 29, 0),
+      irqOut(0.99803, 0, '<idle>-0'),
+    ],
+    { ...timing, writerPids: [300] },
+  );
+  assert.equal(b.cls, 'irq-latency');
+  assert.equal(b.ownSleep, undefined);
+  assert.equal(b.parts.length, 1);
+  assert.match(
+    b.parts[0]!.name,
+    /^no period elapsed: snd_hda_intel:card0 ran but the device's position did not advance/,
+  );
+  near(b.latenessMs, 2.0, 'one buffer');
+  assert.match(
+    b.summary,
+    /^xrunhunt-play \(pid 300, writer\) waited 2\.00 ms of 2\.00 ms for room in the buffer: the sound interrupt ran 2 times meanwhile but no period elapsed .*snd_hda_intel:card0 woke it after the XRUN$/,
+  );
+});
+
+test('own sleep unseen: a window that ends at the hit cannot tell, and says the writer slept without a wake-up', () => {
+  const b = run(sleepingWriter(true), { ...timing, writerPids: [300] });
+  assert.equal(b.cls, 'application-late');
+  assert.equal(b.ownSleep, undefined);
+  assert.deepEqual([b.parts[0]!.kind, b.parts[0]!.name], ['sleep', 'xrunhunt-play']);
+  assert.match(b.summary, /slept without a wake-up/);
+});
+
+test('own sleep before the hit: woken by its own timer, detected in its own call → the sleep is the late link', () => {
+  // Armed at 0.990 for 0.995 (5 ms, more than the 2 ms buffer), woken at 0.99503, on CPU at
+  // 0.99505, detected in its own call at 0.9953. Due at 0.9933 (one buffer before the hit):
+  // 1.7 ms asked-for sleep, 0.03 ms timer lateness, 0.02 ms waiting on the idle CPU, 0.25 ms own run.
+  const b = run(
+    [
+      hrStart(0.99, 0, PLAY, '00000000bb', 0.995),
+      sw(0.99001, 0, PLAY, 29, 'S', 'swapper/0-0', 120),
+      irqIn(0.993, 0, '<idle>-0'),
+      irqOut(0.99301, 0, '<idle>-0'),
+      hrIn(0.99502, 0, '<idle>-0', '00000000bb'),
+      wake(0.99503, 0, '<idle>-0', 'd.h2.', PLAY, 29, 0),
+      hrOut(0.99504, 0, '<idle>-0', '00000000bb'),
+      sw(0.99505, 0, 'swapper/0-0', 120, 'R', PLAY, 29),
+      xrun(0.9953, 0, PLAY, 'd..1.'),
+    ],
+    { ...timing, writerPids: [300] },
+  );
+  assert.equal(b.shape, 'process');
+  assert.equal(b.cls, 'application-late');
+  near(b.latenessMs, 2.0, 'one buffer');
+  near(part(b, 'sleep', 'xrunhunt-play')?.ms, 1.7, 'asked-for sleep');
+  near(part(b, 'own-run', 'xrunhunt-play')?.ms, 0.25, 'own run');
+  assert.ok(b.ownSleep);
+  near(b.ownSleep.ms, 5.03, 'sleep');
+  assert.equal(b.ownSleep.wokeAfterHit, false);
+  assert.match(
+    b.summary,
+    /^the writer itself slept 5\.0 ms \(xrunhunt-play, pid 300; woken by its own timer hrtimer_wakeup, 5\.0 ms asked for\); no kernel code delayed it$/,
+  );
+});
+
+test('a short own sleep (a timer-paced writer’s period) is not taken for a stall', () => {
+  const b = run(
+    [
+      hrStart(0.994, 0, PLAY, '00000000cc', 0.995),
+      sw(0.99401, 0, PLAY, 29, 'S', 'swapper/0-0', 120),
+      hrIn(0.99502, 0, '<idle>-0', '00000000cc'),
+      wake(0.99503, 0, '<idle>-0', 'd.h2.', PLAY, 29, 0),
+      hrOut(0.99504, 0, '<idle>-0', '00000000cc'),
+      sw(0.99505, 0, 'swapper/0-0', 120, 'R', PLAY, 29),
+      xrun(0.9953, 0, PLAY, 'd..1.'),
+    ],
+    { ...timing, writerPids: [300] },
+  );
+  assert.equal(b.ownSleep, undefined);
+  near(b.latenessMs, 0.27, 'from its wake-up');
+});
+
+test('own sleep whose timer expired late: the lateness after the time asked for is the timer’s', () => {
+  // Armed at 0.990 for 0.9945 (4.5 ms), the hit at 0.99801, the timer expired at 0.99900.
+  const b = run(
+    [
+      hrStart(0.99, 0, PLAY, '00000000dd', 0.9945),
+      sw(0.99001, 0, PLAY, 29, 'S', 'dd-150', 120),
+      irqIn(0.998, 0, 'dd-150'),
+      xrun(0.99801, 0, 'dd-150', 'd.h2.'),
+      irqOut(0.99803, 0, 'dd-150'),
+      hrIn(0.999, 0, 'dd-150', '00000000dd'),
+      wake(0.99901, 0, 'dd-150', 'd.h2.', PLAY, 29, 0),
+      hrOut(0.99902, 0, 'dd-150', '00000000dd'),
+    ],
+    { ...timing, writerPids: [300] },
+  );
+  assert.equal(b.cls, 'irq-latency');
+  assert.match(b.parts[0]!.name, /^its own timer hrtimer_wakeup expired late/);
+  near(b.parts[0]!.ms, 2.0, 'all of the buffer after the time asked for');
+  near(b.ownSleep?.timerLateMs, 4.5, 'timer late');
+  assert.match(
+    b.summary,
+    /its timer hrtimer_wakeup expired 4\.50 ms after the time it asked for .*the timer interrupt came late$/,
+  );
+});

@@ -31,6 +31,7 @@ import {
 import { detectionShape, IRQ_THREAD_COMM, SOFTIRQ_THREAD_COMM } from './detection-shape.js';
 import { interruptedCode } from './interrupted-function.js';
 import { lateIrqStretches, soundIrqMatcher, type LateIrqStretch } from './sound-irq.js';
+import { sleepEnd, type SleepEnd, type SoundContext } from './sleep-end.js';
 import { inferWriter } from './stream-writer.js';
 import { threadTimeline, type ThreadTimeline } from './thread-states.js';
 import { LOST_EVENTS } from './trace-line.js';
@@ -88,7 +89,9 @@ export function breakdownXrun(
   timing: StreamTiming,
   options: BreakdownOptions = {},
 ): XrunBreakdown {
-  const evs = sortedUpTo(events, hit.ts);
+  // Events after the hit are read for one thing only: how a writer asleep at the hit woke up.
+  const all = sorted(events);
+  const evs = all.filter((e) => e.ts <= hit.ts);
   const t0 = Math.min(options.windowStart ?? evs[0]?.ts ?? hit.ts, hit.ts);
   const t1 = hit.ts;
   const shape = detectionShape(hit);
@@ -111,9 +114,11 @@ export function breakdownXrun(
   // an IRQ thread that was itself kept waiting); a sleeping writer for at most one buffer (the
   // time it had to write the next data).
   const ctx: ChainContext = { evs, stretches, occ, rules, timing, t0, t1 };
+  const sound: SoundContext = { isSound, hit };
   let best: ChainResult | undefined;
   for (const c of candidates) {
     let r: ChainResult | undefined;
+    const writer = c.role !== 'irq-thread' && c.role !== 'softirq-thread';
     if (c.awakeSince !== undefined && c.awakeSince < t1) {
       const chain = chainBefore(ctx, c, c.awakeSince, 0);
       r = {
@@ -122,19 +127,31 @@ export function breakdownXrun(
         links: chain.links.concat([{ c, from: c.awakeSince, to: t1 }]),
         awake: true,
       };
-    } else if (
-      c.asleepSince !== undefined &&
-      c.role !== 'irq-thread' &&
-      c.role !== 'softirq-thread'
-    ) {
+      // Woken shortly before the hit from a long sleep it chose: that sleep is the late link.
+      const own = writer ? ownSleepBefore(ctx, all, c, sound, c.awakeSince) : undefined;
+      if (own && own.start < r.start) r = own;
+    } else if (c.asleepSince !== undefined && writer) {
       const start = Math.max(c.asleepSince, t1 - timing.bufferSeconds, t0);
-      if (start < t1)
+      const end = sleepEnd(all, c.pid, lastSwitchOut(all, c.pid, t1) ?? c.asleepSince, sound);
+      if (end?.by === 'own-timer')
+        r = ownSleepResult(
+          ctx,
+          c,
+          end,
+          Math.max(Math.min(end.armedTs ?? start, start), t1 - timing.bufferSeconds, t0),
+        );
+      else if (start < t1) {
+        const parts = accountStates(c, start, t1, occ, stretches, rules);
         r = {
           start,
-          parts: accountStates(c, start, t1, occ, stretches, rules),
+          // Woken by the sound path after the hit: it waited in poll/write for room that the
+          // device never made (no period elapsed) — the wait is the device's, not the writer's.
+          parts: end?.by === 'sound' ? parts.map((p) => noPeriodPart(p, c, evs, isSound)) : parts,
           links: [{ c, from: start, to: t1 }],
           awake: false,
         };
+        if (end?.by === 'sound') r.deviceWait = end;
+      }
     }
     // Ties go to the awake candidate: it was on its way and still did not make it.
     if (r && (!best || r.start < best.start || (r.start === best.start && r.awake && !best.awake)))
@@ -156,7 +173,21 @@ export function breakdownXrun(
   if (late.tl.unseen) missing.push(`no event of ${late.comm} (pid ${late.pid}) in the window`);
   const parts = best.parts;
   const out = finish(hit, shape, detector, late, due, parts, missing, t1);
-  if (out.parts[0]?.kind === 'sleep') {
+  if (best.ownSleep) {
+    out.ownSleep = best.ownSleep;
+    const o = best.ownSleep;
+    if (out.cls === 'application-late') out.summary = ownSleepSummary(out, o);
+    else if (out.parts[0]?.name.startsWith('its own timer'))
+      out.summary =
+        `${late.comm} (pid ${late.pid}, ${late.role}) slept in its own code, but its timer ${o.wokenBy} expired ` +
+        `${(o.timerLateMs ?? 0).toFixed(2)} ms after the time it asked for (${ms(out.parts[0].ms)} of ${ms(out.latenessMs)}): the timer interrupt came late`;
+  } else if (best.deviceWait && out.parts[0]?.name.startsWith(NO_PERIOD)) {
+    const ran = evs.filter((e) => e.ts >= due && isSound(e)).length;
+    out.summary =
+      `${late.comm} (pid ${late.pid}, ${late.role}) waited ${ms(out.parts[0].ms)} of ${ms(out.latenessMs)} for room in the buffer: ` +
+      `the sound interrupt ran ${ran} times meanwhile but no period elapsed (the device's position did not advance), ` +
+      `and ${best.deviceWait.wokenBy} woke it after the XRUN`;
+  } else if (out.parts[0]?.kind === 'sleep') {
     // The same trace shows an application that chose to sleep and a device whose position did
     // not advance (the driver found no period elapsed, so it woke nobody): say both.
     const ran = evs.filter((e) => e.ts >= due && isSound(e)).length;
@@ -183,6 +214,122 @@ interface ChainResult {
   /** The threads of the chain and the time each one waited for (first link first). */
   links: { c: Candidate; from: number; to: number }[];
   awake: boolean;
+  /** The writer's own sleep, when it is the late link. */
+  ownSleep?: NonNullable<XrunBreakdown['ownSleep']>;
+  /** The writer's sleep ended by the sound path after the hit: it waited for the device. */
+  deviceWait?: SleepEnd;
+}
+
+/** The last switch-out of `pid` into a sleep (prev_state not R) at or before t. */
+function lastSwitchOut(all: readonly TraceEvent[], pid: number, t: number): number | undefined {
+  for (let i = all.length - 1; i >= 0; i--) {
+    const e = all[i]!;
+    if (e.ts > t || e.name !== 'sched_switch' || Number(e.fields['prev_pid']) !== pid) continue;
+    return (e.fields['prev_state'] ?? '').startsWith('R') ? undefined : e.ts;
+  }
+  return undefined;
+}
+
+/**
+ * The writer woke at `awake` from a sleep its own timer ended, long enough to drain the buffer
+ * (what it asked for, else what it slept, at least a buffer): the sleep, then its states since.
+ */
+function ownSleepBefore(
+  ctx: ChainContext,
+  all: readonly TraceEvent[],
+  c: Candidate,
+  sound: SoundContext,
+  awake: number,
+): ChainResult | undefined {
+  const from = lastSwitchOut(all, c.pid, awake);
+  if (from === undefined) return undefined;
+  const end = sleepEnd(all, c.pid, from, sound);
+  if (end?.by !== 'own-timer' || Math.abs(end.to - awake) > 1e-9) return undefined;
+  const asked =
+    end.askedUntil === undefined ? end.to - from : end.askedUntil - (end.armedTs ?? from);
+  if (asked < ctx.timing.bufferSeconds) return undefined;
+  const start = Math.max(end.armedTs ?? from, ctx.t1 - ctx.timing.bufferSeconds, ctx.t0);
+  if (start >= awake) return undefined;
+  return ownSleepResult(ctx, c, end, start);
+}
+
+/**
+ * The parts of a writer's own sleep from `start` (its due time) until it woke or the hit: the
+ * sleep it asked for, then — when its timer expired after the time asked for — the timer's
+ * lateness, then (woken before the hit) its states up to the hit. Interrupts during the sleep
+ * are not carved out: its wake-up was never the interrupt's to give.
+ */
+function ownSleepResult(
+  ctx: ChainContext,
+  c: Candidate,
+  end: SleepEnd,
+  start: number,
+): ChainResult {
+  const { t1, occ, stretches, rules } = ctx;
+  const woke = Math.min(end.to, t1);
+  const asked =
+    end.askedUntil === undefined ? woke : Math.min(Math.max(end.askedUntil, start), woke);
+  const parts: RawPart[] = [];
+  if (asked > start)
+    parts.push({ kind: 'sleep', name: c.comm, pid: c.pid, ms: (asked - start) * 1000 });
+  if (woke > asked)
+    parts.push({
+      kind: 'irq-latency',
+      name: `its own timer ${end.wokenBy} expired late (after the time ${c.comm} asked for)`,
+      ms: (woke - asked) * 1000,
+    });
+  if (end.to < t1) parts.push(...accountStates(c, end.to, t1, occ, stretches, rules));
+  // The sleep began when it armed its timer (it was in its sleep call from then on, even when
+  // its CPU then stalled before the switch-out), else at the switch-out.
+  const own: NonNullable<XrunBreakdown['ownSleep']> = {
+    ms: round6((end.to - Math.min(end.armedTs ?? end.from, end.from)) * 1000),
+    wokenBy: end.wokenBy,
+    wokeAfterHit: end.to > t1,
+  };
+  if (end.askedUntil !== undefined && end.armedTs !== undefined) {
+    own.askedMs = round6((end.askedUntil - end.armedTs) * 1000);
+    if (end.expiredTs !== undefined)
+      own.timerLateMs = round6(Math.max(0, end.expiredTs - end.askedUntil) * 1000);
+  }
+  return {
+    start,
+    parts,
+    links: [{ c, from: start, to: t1 }],
+    awake: end.to < t1,
+    ownSleep: own,
+  };
+}
+
+const NO_PERIOD = 'no period elapsed';
+
+/** The name of a wait for the device: the sound interrupt came but brought no period. */
+function noPeriodPart(
+  p: RawPart,
+  c: Candidate,
+  evs: readonly TraceEvent[],
+  isSound: (e: TraceEvent) => boolean,
+): RawPart {
+  if (p.kind !== 'sleep' || p.pid !== c.pid) return p;
+  const irq = evs.find((e) => e.name === 'irq_handler_entry' && isSound(e));
+  const name = irq?.fields['name'] ?? 'the sound interrupt';
+  return {
+    kind: 'irq-latency',
+    name: `${NO_PERIOD}: ${name} ran but the device's position did not advance (${c.comm} waited for room)`,
+    ms: p.ms,
+  };
+}
+
+/** The summary of an XRUN made by the writer's own sleep. */
+function ownSleepSummary(b: XrunBreakdown, own: NonNullable<XrunBreakdown['ownSleep']>): string {
+  const asked =
+    own.askedMs === undefined
+      ? ''
+      : `, ${own.askedMs.toFixed(1)} ms asked for${own.timerLateMs !== undefined && own.timerLateMs >= 0.1 ? `, its timer expired ${own.timerLateMs.toFixed(1)} ms late` : ''}`;
+  return (
+    `the writer itself slept ${own.ms.toFixed(1)} ms (${b.late.comm}, pid ${b.late.pid}; ` +
+    `woken by its own timer ${own.wokenBy}${asked}${own.wokeAfterHit ? ', after the XRUN' : ''}); ` +
+    `no kernel code delayed it`
+  );
 }
 
 /**
@@ -241,8 +388,8 @@ function windowMissing(due: number, t0: number): string {
   return `the window starts ${((t0 - due) * 1000).toFixed(2)} ms after the due time`;
 }
 
-function sortedUpTo(events: readonly TraceEvent[], t: number): TraceEvent[] {
-  const out = events.filter((e) => e.ts <= t);
+function sorted(events: readonly TraceEvent[]): TraceEvent[] {
+  const out = events.slice();
   for (let i = 1; i < out.length; i++)
     if (out[i]!.ts < out[i - 1]!.ts) return out.sort((a, b) => a.ts - b.ts);
   return out;

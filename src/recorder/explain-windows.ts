@@ -10,6 +10,8 @@ import { createTraceParser } from './trace-line.js';
 export interface RawTraceWindow {
   hit: { ts: number; cpu: number };
   lines: readonly string[];
+  /** Lines after the hit (how a sleeping writer woke up), when the recorder kept them. */
+  after?: readonly string[];
 }
 
 /** The breakdowns of a run, with the windows that could not be read as a hit. */
@@ -23,18 +25,26 @@ export interface RecorderExplanation {
 /** Name of the recorder's xrun probe event as ftrace prints it (`xrunhunt_rec/xrun` → `xrun`). */
 const HIT_EVENT = 'xrun';
 
-// Parses one window; returns the hit event (with its stack) and every event before it.
-function parseWindow(w: RawTraceWindow): { hit: TraceEvent; before: TraceEvent[] } | null {
+// Parses one window; returns the hit event (with its stack), every event before it, and all
+// events but the hit (those after it too: the breakdown reads them for a sleeper's wake-up).
+function parseWindow(
+  w: RawTraceWindow,
+): { hit: TraceEvent; before: TraceEvent[]; others: TraceEvent[] } | null {
   const events: TraceEvent[] = [];
   const parser = createTraceParser((e) => events.push(e));
   for (const line of w.lines) parser.push(line);
   parser.end();
+  const later: TraceEvent[] = [];
+  const afterParser = createTraceParser((e) => later.push(e));
+  for (const line of w.after ?? []) afterParser.push(line);
+  afterParser.end();
   let hit: TraceEvent | undefined;
   for (const e of events)
     if (e.name === HIT_EVENT && e.cpu === w.hit.cpu && Math.abs(e.ts - w.hit.ts) < 1e-6) hit = e;
   if (!hit) return null;
   const found = hit;
-  return { hit: found, before: events.filter((e) => e !== found && e.ts <= found.ts) };
+  const before = events.filter((e) => e !== found && e.ts <= found.ts);
+  return { hit: found, before, others: before.concat(later.filter((e) => e.ts >= found.ts)) };
 }
 
 /** Explains every kept window of a run with the stream's timing (period, buffer, writer). */
@@ -53,7 +63,7 @@ export function explainRecorderWindows(
     }
     const first = parsed.before[0]?.ts ?? parsed.hit.ts;
     breakdowns.push(
-      breakdownXrun(parsed.before, parsed.hit, timing, {
+      breakdownXrun(parsed.others, parsed.hit, timing, {
         windowStart: Math.max(parsed.hit.ts - look, first),
       }),
     );

@@ -8,6 +8,11 @@ import { isRecorderHit, parseTraceLineHead } from '../kernel/recorder-setup.js';
 export interface RecorderWindow {
   hit: { line: string; ts: number; cpu: number };
   lines: string[];
+  /**
+   * Lines recorded after the hit, up to W after it (its stack excluded): how a writer asleep at
+   * the hit woke up — by its own timer or by the XRUN's stop (src/recorder/sleep-end.ts).
+   */
+  after?: string[];
 }
 
 export interface RecorderWindowLimits {
@@ -81,6 +86,8 @@ export class RecorderWindows {
   private pending: PendingHit[] = [];
   private readonly first: RecorderWindow[] = [];
   private last: RecorderWindow[] = [];
+  /** Kept windows still collecting their `after` lines, until trace time `until`. */
+  private open: { w: RecorderWindow & { after: string[] }; until: number; bytes: number }[] = [];
   readonly counts: RecorderWindowCounts = {
     hits: 0,
     windowsKept: 0,
@@ -105,6 +112,7 @@ export class RecorderWindows {
     const entry: RingLine = { line, ts: this.lastTs, cpu: this.lastCpu };
     this.settle(entry, head);
     this.ring.push(entry);
+    if (this.open.length > 0) this.collectAfter(entry);
     this.ringBytes += line.length + 1;
     this.evict();
     if (head && isRecorderHit(line, head)) {
@@ -162,6 +170,22 @@ export class RecorderWindows {
     this.pending = keep;
   }
 
+  // Adds a line to the open windows' `after`; closes those it is past.
+  private collectAfter(entry: RingLine): void {
+    const l = this.limits;
+    this.open = this.open.filter((o) => {
+      if (entry.ts > o.until) return false;
+      if (
+        o.w.after.length >= l.windowMaxLines ||
+        o.bytes + entry.line.length + 1 > l.windowMaxBytes
+      )
+        return false;
+      o.w.after.push(entry.line);
+      o.bytes += entry.line.length + 1;
+      return true;
+    });
+  }
+
   private freeze(p: PendingHit): void {
     if (!p.stack) this.counts.hitsWithoutStack++;
     const from = p.hit.ts - p.seconds;
@@ -198,7 +222,19 @@ export class RecorderWindows {
     if (hitIndex < this.start) lines.push(p.hit.line);
     if (p.stack) lines.push(...p.stack.map((r) => r.line));
     if (truncated) this.counts.windowsTruncated++;
-    this.keep({ hit: { line: p.hit.line, ts: p.hit.ts, cpu: p.hit.cpu }, lines });
+    const after: string[] = [];
+    const w = { hit: { line: p.hit.line, ts: p.hit.ts, cpu: p.hit.cpu }, lines, after };
+    this.keep(w);
+    // What came after the hit so far (other CPUs' lines before its stack, lines after the stack),
+    // then every line up to hit + W as it comes (collectAfter).
+    const o = { w, until: p.hit.ts + p.seconds, bytes: 0 };
+    for (let k = Math.max(hitIndex + 1, this.start); k < this.ring.length; k++) {
+      const r = this.ring[k]!;
+      if (r.ts < p.hit.ts || p.stack?.includes(r)) continue;
+      o.w.after.push(r.line);
+      o.bytes += r.line.length + 1;
+    }
+    this.open.push(o);
   }
 
   private keep(w: RecorderWindow): void {
@@ -253,9 +289,11 @@ export function renderRecorderText(
   let bytes = out[0]!.length + 1;
   let written = 0;
   for (const w of windows) {
+    const after = w.after ?? [];
     const block = [
       `# window ${written + 1}: hit at ${w.hit.ts.toFixed(6)} on CPU ${w.hit.cpu}, ${w.lines.length} lines`,
       ...w.lines,
+      ...(after.length > 0 ? [`# after the hit: ${after.length} lines`, ...after] : []),
       '',
     ];
     const size = block.reduce((n, l) => n + l.length + 1, 0);
