@@ -51,6 +51,13 @@ else
   npm run build
 fi
 
+# Run through sudo from a user's own checkout: hand what was just built back to that user, so a
+# later `git pull`, `npm ci` or `npm test` of theirs is not refused on root-owned folders.
+if [ "$(id -u)" -eq 0 ] && [ -n "${SUDO_UID:-}" ] && [ "${SUDO_UID}" != 0 ] &&
+  [ "$(stat -c %u .)" = "$SUDO_UID" ]; then
+  chown -R "$SUDO_UID:${SUDO_GID:-$SUDO_UID}" node_modules dist
+fi
+
 # Put `xrunhunt` on PATH (a link to this checkout's entry point) when we may.
 if [ "$(id -u)" -eq 0 ] && [ -d /usr/local/bin ] && [ -w /usr/local/bin ]; then
   ln -sf "$PWD/bin/xrunhunt.js" /usr/local/bin/xrunhunt
