@@ -142,6 +142,9 @@ async function backportsRun(mode: PipewireMode): Promise<void> {
       (d) => d.context !== 'period-interrupt' && (d.comm === 'node' || d.comm === 'xrunhunt'),
     );
     assert.deepEqual(byWatcher, [], 'XRUNs detected by xrunhunt itself');
+    // With period wake-ups off the card raises no period interrupt (measured 0/s above), so
+    // no XRUN can be found in one: PipeWire's own ioctl finds them all (the victim's stack).
+    if (mode === 'timer') assert.equal(sum.byContext['period-interrupt'], 0);
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
