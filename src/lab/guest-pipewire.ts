@@ -11,6 +11,8 @@
 // WirePlumber's drop-ins must sort before its `90-enable-all.lua`, which reads the settings.
 import { UsageError } from '../errors.js';
 import { shellQuote } from './guest-script.js';
+import { renderTreeConfig, treeEnvWords, treeGuestEnv } from './pipewire-build-guest.js';
+import type { PipewireTree } from './pipewire-build-guest.js';
 
 /**
  * `timer`: PipeWire's desktop default (tsched, timer wake-ups); `irq`: period interrupts via
@@ -39,6 +41,8 @@ export interface GuestPipewireOptions {
   rateHz?: number;
   /** Length of the generated wav file pw-play plays, over and over (default 30 s). */
   fileSeconds?: number;
+  /** Run PipeWire from this unpacked tree (--pipewire-build backports) instead of the host's. */
+  tree?: PipewireTree;
 }
 
 /** Where the guest keeps PipeWire's socket, config drop-ins, logs and the played file (tmpfs). */
@@ -147,8 +151,11 @@ export const WIREPLUMBER_BLUETOOTH_DROPIN = [
 ].join('\n');
 
 /** Environment the inner command gets so pw-cli, pw-dump and pw-play find the server. */
-export function pipewireClientEnv(): Record<string, string> {
-  return { XDG_RUNTIME_DIR: `${GUEST_PIPEWIRE_DIR}/runtime` };
+export function pipewireClientEnv(opts?: GuestPipewireOptions): Record<string, string> {
+  return {
+    XDG_RUNTIME_DIR: `${GUEST_PIPEWIRE_DIR}/runtime`,
+    ...(opts?.tree ? treeGuestEnv(opts.tree, GUEST_PIPEWIRE_DIR) : {}),
+  };
 }
 
 // Writes `text` to `path` with a quoted here-document (nothing in it is expanded).
@@ -193,8 +200,11 @@ export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): strin
     `pwdir=${shellQuote(d)}`,
     'pw_fail() { echo "xrunhunt-lab: pipewire: $1 (logs: pipewire.log, wireplumber.log, pw-play.log)" >&2; }',
     ...renderPipewireFiles(opts, d),
+    ...(opts.tree
+      ? renderTreeConfig(opts.tree, d, `${cfg}/pipewire/pipewire.conf.d/50-xrunhunt-lab.conf`)
+      : []),
     // Only these two and their clients see the tmpfs config and socket.
-    `pw_env="XDG_RUNTIME_DIR=$pwdir/runtime XDG_CONFIG_HOME=${cfg} HOME=$pwdir"`,
+    `pw_env="XDG_RUNTIME_DIR=$pwdir/runtime XDG_CONFIG_HOME=${cfg} HOME=$pwdir${opts.tree ? ` ${treeEnvWords(opts.tree, d)}` : ''}"`,
     // Warnings everywhere, info from the ALSA plugin: its device and xrun-recovery lines.
     `${pin}env $pw_env PIPEWIRE_DEBUG=${PIPEWIRE_LOG_LEVELS} pipewire > "$pwdir/pipewire.log" 2>&1 &`,
     'pw_pid=$!',
@@ -222,8 +232,8 @@ export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): strin
     `  echo "mode: ${opts.mode}"`,
     `  echo "device: ${opts.device.replace(/["\\$`]/g, '')}"`,
     '  echo "stream: $pw_open"',
-    '  echo "pipewire: $(pipewire --version 2>&1 | tail -1)"',
-    '  echo "wireplumber: $(wireplumber --version 2>&1 | tail -1)"',
+    '  echo "pipewire: $(env $pw_env pipewire --version 2>&1 | tail -1)"',
+    '  echo "wireplumber: $(env $pw_env wireplumber --version 2>&1 | tail -1)"',
     '  if [ -n "$pw_open" ]; then',
     '    echo "== hw_params"; cat "$pw_open/hw_params"',
     '    echo "== sw_params"; cat "$pw_open/sw_params"',

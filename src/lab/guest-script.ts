@@ -58,7 +58,7 @@ export function renderRunScript(opts: RunScriptOptions): string {
     TMPDIR: `${GUEST_SCRATCH_DIR}/tmp`,
     // /var/lib is read-only in the guest: every xrunhunt there journals on tmpfs, the same place.
     XDG_STATE_HOME: '/run/xrunhunt-state',
-    ...(opts.pipewire ? pipewireClientEnv() : {}),
+    ...(opts.pipewire ? pipewireClientEnv(opts.pipewire) : {}),
     ...opts.env,
   };
   const lines = [

@@ -16,7 +16,8 @@ import type { PreemptModel } from './qemu-command.js';
 import { describeGuestEnd, runInGuest } from './run-guest.js';
 import { ensurePackages } from './ensure-packages.js';
 import { LAB_PIPEWIRE_PACKAGES } from './packages.js';
-import { assertIrqModeSupported } from './guest-pipewire-support.js';
+import { withPipewireBuild } from './pipewire-build-fetch.js';
+import type { PipewireBuildChoice } from './pipewire-build.js';
 import type { GuestKernel, GuestRunResult } from './run-guest.js';
 import type { GuestCommand } from './guest-script.js';
 import type { LockupInjection } from './inject-spec.js';
@@ -44,6 +45,8 @@ export interface LabRunRequest {
   cards?: readonly SoundCardName[];
   inject?: LockupInjection;
   pipewire?: GuestPipewireOptions;
+  /** Which PipeWire the guest runs (`--pipewire-build`; default auto). */
+  pipewireBuild?: PipewireBuildChoice;
   outDir?: string;
   showConsole: boolean;
   env: NodeJS.ProcessEnv;
@@ -172,7 +175,9 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
     signal: req.signal,
     ...(req.cards ? { cards: req.cards } : {}),
   });
-  // The guest runs the host's programs: PipeWire must be installed here.
+  // The guest runs the host's programs: PipeWire must be installed here (the backports tree
+  // uses the host's libraries too).
+  let pipewire = req.pipewire;
   if (req.pipewire) {
     await ensurePackages({
       env: req.env,
@@ -180,7 +185,12 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
       progress: (line) => note(`lab: ${line}`),
       packages: LAB_PIPEWIRE_PACKAGES,
     });
-    if (req.pipewire.mode === 'irq') assertIrqModeSupported();
+    pipewire = await withPipewireBuild(req.pipewire, req.pipewireBuild ?? 'auto', {
+      cacheRoot: labCacheRoot(req.env, homedir()),
+      env: req.env,
+      signal: req.signal,
+      progress: note,
+    });
   }
   const cacheRoot = labCacheRoot(req.env, homedir());
   const cards = req.cards ?? [DEFAULT_SOUND_CARD];
@@ -201,7 +211,7 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
   }
   const choice = await chooseAccel(req.accel, kernel, cacheRoot, req.signal);
   note(
-    `lab: ${choice.reason}; booting ${kernel.kernelRelease ?? kernel.bzImage} (${req.cpus} CPUs, ${req.memMiB} MiB, preempt=${preempt ?? 'voluntary'}${req.threadirqs ? ', threadirqs' : ''}, card ${cards.join('+')}${req.inject ? `, inject lockup ${req.inject.sectionMs} ms ${req.inject.mode}` : ''}${req.pipewire ? `, PipeWire ${req.pipewire.mode} mode on ${req.pipewire.device}` : ''})`,
+    `lab: ${choice.reason}; booting ${kernel.kernelRelease ?? kernel.bzImage} (${req.cpus} CPUs, ${req.memMiB} MiB, preempt=${preempt ?? 'voluntary'}${req.threadirqs ? ', threadirqs' : ''}, card ${cards.join('+')}${req.inject ? `, inject lockup ${req.inject.sectionMs} ms ${req.inject.mode}` : ''}${pipewire ? `, PipeWire ${pipewire.tree ? `${pipewire.tree.pipewireVersion} ` : ''}${pipewire.mode} mode on ${pipewire.device}` : ''})`,
   );
   const result = await runInGuest({
     kernel,
@@ -215,7 +225,7 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
     threadirqs: req.threadirqs,
     cards,
     ...(req.inject ? { inject: req.inject } : {}),
-    ...(req.pipewire ? { pipewire: req.pipewire } : {}),
+    ...(pipewire ? { pipewire } : {}),
     ...(req.outDir ? { outDir: req.outDir } : {}),
     signal: req.signal,
     stdout: req.stdout,

@@ -21,6 +21,7 @@ import { describeMismatch } from '../../lab/kernel-config.js';
 import { cachedSourceTrees, checkUserKernel } from '../../lab/user-kernel.js';
 import { SOUND_CARD_NAMES, defaultAlsaDevice, parseSoundCards } from '../../lab/sound-cards.js';
 import { parsePipewireMode } from '../../lab/guest-pipewire.js';
+import { parsePipewireBuildChoice } from '../../lab/pipewire-build.js';
 import { isDebianKernelName } from '../../lab/debian-kernel.js';
 import { ensureDebianKernel, listDebianKernels } from '../../lab/debian-fetch.js';
 
@@ -85,7 +86,15 @@ const RUN_OPTIONS = {
     choices: ['timer', 'irq'],
     valueName: 'MODE',
     description:
-      'run PipeWire + WirePlumber + pw-play on the card around the command: timer (desktop default, timer wake-ups) or irq (period interrupts; needs a PipeWire that reads api.alsa.disable-tsched, not Debian 12 0.3.65)',
+      'run PipeWire + WirePlumber + pw-play on the card around the command: timer (desktop default, timer wake-ups) or irq (period interrupts; needs a PipeWire that reads api.alsa.disable-tsched: on Debian 12, whose 0.3.65 does not, --pipewire-build auto runs PipeWire 1.4 from bookworm-backports)',
+  },
+  'pipewire-build': {
+    type: 'string',
+    choices: ['auto', 'host', 'backports'],
+    valueName: 'WHICH',
+    default: 'auto',
+    description:
+      "which PipeWire --pipewire runs: host (this machine's), backports (PipeWire 1.4 + WirePlumber 0.5 from Debian's bookworm-backports, unpacked into the lab cache, not installed), auto (host for timer, backports for irq when the host's cannot do irq)",
   },
   out: {
     type: 'string',
@@ -138,6 +147,12 @@ async function bootWith(
       `--scratch must be 0 or at least 64M (ext4 with a journal), got "${v.scratch}"`,
     );
   }
+  if (v.pipewire === undefined && v['pipewire-build'] !== 'auto') {
+    throw new UsageError(
+      `--pipewire-build ${v['pipewire-build']} chooses which PipeWire --pipewire runs, and --pipewire is not given`,
+      { hint: 'add --pipewire timer or --pipewire irq' },
+    );
+  }
   const result = await runLab({
     profile: v.profile,
     ...(v.kernel !== undefined ? { kernelPath: v.kernel } : {}),
@@ -157,6 +172,7 @@ async function bootWith(
             mode: parsePipewireMode(v.pipewire),
             device: defaultAlsaDevice(parseSoundCards(v.card)),
           },
+          pipewireBuild: parsePipewireBuildChoice(v['pipewire-build']),
         }
       : {}),
     ...(v.out !== undefined ? { outDir: v.out } : {}),
