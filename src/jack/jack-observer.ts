@@ -7,7 +7,13 @@ import { XrunhuntError } from '../errors.js';
 import { groupPortsByClient, type JackGraphClient } from './jack-clients.js';
 import type { JackXrunCallback } from './jack-incidents.js';
 import type { JackServerInfo } from './jack-view.js';
-import { JACK_OPTIONS, jackStatusNames, loadLibJack, type JackClientHandle } from './libjack.js';
+import {
+  JACK_OPTIONS,
+  jackStatusNames,
+  loadLibJack,
+  takeJackMessages,
+  type JackClientHandle,
+} from './libjack.js';
 
 /** How long a close may take before the observer gives up on it (the server may be hung). */
 const CLOSE_TIMEOUT_MS = 3000;
@@ -33,16 +39,25 @@ export interface JackObserver {
   readonly shutdownReason: string | null;
   /** jack_cpu_load() now, %. */
   dspLoad(): number;
+  /** Whether a client of that name is registered now (ports or not). */
+  hasClient(name: string): boolean;
   /** The clients with ports, now. */
   clients(): JackGraphClient[];
   /** Unregisters from the server (idempotent); resolves even when the server hangs. */
   close(): Promise<void>;
 }
 
+/** libjack's own first word on it ("Cannot connect to server socket err = ..."), quoted. */
+function said(messages: string[]): string {
+  const first = messages[0];
+  return first ? `; libjack said: "${first}"` : '';
+}
+
 /** Connects to a running JACK server as a passive observer, or throws a clear XrunhuntError. */
 export function openJackObserver(o: JackObserverOptions): JackObserver {
   const { lib, types } = loadLibJack();
   const status: [number] = [0];
+  takeJackMessages();
   const client: JackClientHandle = lib.clientOpen(
     o.clientName,
     JACK_OPTIONS.NoStartServer,
@@ -53,7 +68,7 @@ export function openJackObserver(o: JackObserverOptions): JackObserver {
   if (client === null)
     throw new XrunhuntError(
       'not-found',
-      `cannot connect to ${where}: jack_client_open failed (${jackStatusNames(status[0]).join(', ') || `status 0x${status[0].toString(16)}`})`,
+      `cannot connect to ${where}: jack_client_open failed (${jackStatusNames(status[0]).join(', ') || `status 0x${status[0].toString(16)}`})${said(takeJackMessages())}`,
       {
         hint:
           'start jackd first (xrunhunt never starts one; e.g. bash scripts/jack-dummy.sh start), ' +
@@ -117,6 +132,7 @@ export function openJackObserver(o: JackObserverOptions): JackObserver {
       return shutdownReason;
     },
     dspLoad: () => lib.cpuLoad(client),
+    hasClient: (name) => lib.hasClient(client, name),
     clients: () =>
       groupPortsByClient(
         lib.takePortNames(lib.getPorts(client, null, null, 0)).map((name) => ({

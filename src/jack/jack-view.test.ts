@@ -56,7 +56,6 @@ function view(logFile: string | null): JackView {
     logEvents: logFile ? 3 : 0,
     xrunCallbacks: 3,
     incidents,
-    droppedIncidents: 0,
     byClient,
     driverIncidents: incidents.filter((i) => i.attribution === 'driver').length,
     unattributedIncidents: incidents.filter(

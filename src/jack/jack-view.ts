@@ -39,8 +39,6 @@ export interface JackView {
   logEvents: number;
   xrunCallbacks: number;
   incidents: JackIncident[];
-  /** Incidents beyond the kept ones (counted, not kept). */
-  droppedIncidents: number;
   byClient: JackClientRank[];
   /** Incidents with no client late: jackd's driver woke late. */
   driverIncidents: number;
@@ -104,7 +102,7 @@ export function renderJackIncidentLine(i: JackIncident): string {
 
 /** The conclusion sentence(s) about JACK. */
 export function jackConclusion(v: JackView): string[] {
-  const n = v.incidents.length + v.droppedIncidents;
+  const n = v.incidents.length;
   if (n === 0)
     return [
       `JACK (${v.server.name ?? 'default server'}, ${v.server.bufferFrames} frames at ${v.server.sampleRate} Hz): no xruns.`,
@@ -134,7 +132,7 @@ export function renderJackSection(v: JackView): string[] {
   const out = [
     '',
     `JACK (libjack ${s.version}; ${s.name ?? 'default server'}, ${s.bufferFrames} frames at ${s.sampleRate} Hz = ${s.periodMs.toFixed(2)} ms, ${s.realtime ? 'real-time' : 'not real-time'})`,
-    `  xrun callbacks: ${v.xrunCallbacks}; incidents: ${v.incidents.length + v.droppedIncidents}; DSP load mean ${v.dspLoad.meanPct ?? '-'} %, max ${v.dspLoad.maxPct ?? '-'} % (${v.dspLoad.samples} samples)`,
+    `  xrun callbacks: ${v.xrunCallbacks}; incidents: ${v.incidents.length}; DSP load mean ${v.dspLoad.meanPct ?? '-'} %, max ${v.dspLoad.maxPct ?? '-'} % (${v.dspLoad.samples} samples)`,
     `  jackd log: ${v.logFile ? `${v.logFile} (${v.logEvents} xrun line(s) read)` : `none given — ${NO_LOG_HINT}`}`,
   ];
   if (v.byClient.length) {

@@ -57,6 +57,8 @@ export interface LibJack {
   getBufferSize(client: JackClientHandle): number;
   isRealtime(client: JackClientHandle): number;
   getClientName(client: JackClientHandle): string;
+  /** Whether a client of that name is registered with the server (jack_get_uuid_for_client_name). */
+  hasClient(client: JackClientHandle, name: string): boolean;
   /** NULL-terminated `const char **` of port names, or null; free it with `free`. */
   getPorts(
     client: JackClientHandle,
@@ -80,6 +82,32 @@ export interface JackCallbackTypes {
 
 let cached: { lib: LibJack; types: JackCallbackTypes } | undefined;
 
+// libjack prints its diagnostics to stderr ("Cannot connect to server socket err = ...").
+// Handlers set with jack_set_error_function / jack_set_info_function keep the last few instead,
+// so an error can quote them and stderr stays xrunhunt's.
+const MAX_KEPT_MESSAGES = 16;
+const libMessages: string[] = [];
+
+/** Returns and clears libjack's own messages since the last call. */
+export function takeJackMessages(): string[] {
+  return libMessages.splice(0, libMessages.length);
+}
+
+function installMessageHandlers(handle: LibraryHandle): void {
+  const proto = koffi.pointer(koffi.proto('void xrh_jack_message_cb(const char *msg)'));
+  const keep = (msg: string): void => {
+    libMessages.push(msg);
+    if (libMessages.length > MAX_KEPT_MESSAGES) libMessages.shift();
+  };
+  // Registered for the life of the process: libjack may call them from any of its threads.
+  handle.func('void jack_set_error_function(xrh_jack_message_cb *func)')(
+    koffi.register(keep, proto),
+  );
+  handle.func('void jack_set_info_function(xrh_jack_message_cb *func)')(
+    koffi.register(keep, proto),
+  );
+}
+
 /** Loads libjack once; a missing library is one clear line naming the package to install. */
 export function loadLibJack(): { lib: LibJack; types: JackCallbackTypes } {
   if (cached) return cached;
@@ -96,6 +124,7 @@ export function loadLibJack(): { lib: LibJack; types: JackCallbackTypes } {
       },
     );
   }
+  installMessageHandlers(handle);
   koffi.opaque('jack_client_t');
   koffi.opaque('jack_port_t');
   const types: JackCallbackTypes = {
@@ -109,6 +138,9 @@ export function loadLibJack(): { lib: LibJack; types: JackCallbackTypes } {
   ) as unknown as (...args: unknown[]) => JackClientHandle;
   const close = handle.func('int jack_client_close(jack_client_t *client)');
   const free = f('void jack_free(void *ptr)') as unknown as (p: unknown) => void;
+  const uuidFor = handle.func(
+    'void *jack_get_uuid_for_client_name(jack_client_t *client, const char *name)',
+  ) as unknown as (c: JackClientHandle, name: string) => unknown;
   const getPorts = f(
     'void *jack_get_ports(jack_client_t *client, const char *port_pattern, const char *type_pattern, unsigned long flags)',
   );
@@ -135,6 +167,12 @@ export function loadLibJack(): { lib: LibJack; types: JackCallbackTypes } {
     getBufferSize: f('uint32_t jack_get_buffer_size(jack_client_t *client)'),
     isRealtime: f('int jack_is_realtime(jack_client_t *client)'),
     getClientName: f('const char *jack_get_client_name(jack_client_t *client)'),
+    hasClient: (c: JackClientHandle, name: string): boolean => {
+      const uuid = uuidFor(c, name);
+      if (uuid === null) return false;
+      free(uuid);
+      return true;
+    },
     getPorts,
     portByName: f('jack_port_t *jack_port_by_name(jack_client_t *client, const char *name)'),
     portFlags: f('int jack_port_flags(const jack_port_t *port)'),
