@@ -83,29 +83,41 @@ export interface JackCallbackTypes {
 let cached: { lib: LibJack; types: JackCallbackTypes } | undefined;
 
 // libjack prints its diagnostics to stderr ("Cannot connect to server socket err = ...").
-// Handlers set with jack_set_error_function / jack_set_info_function keep the last few instead,
-// so an error can quote them and stderr stays xrunhunt's.
+// While a client is opened, handlers set with jack_set_error_function / jack_set_info_function
+// keep them instead, so the error can quote them; then libjack's own printers are put back
+// (its variables jack_error_callback / jack_info_callback), because later messages come from
+// JACK's threads, and a JS handler would make them wait for the main thread (and for ever once
+// the process is exiting).
 const MAX_KEPT_MESSAGES = 16;
 const libMessages: string[] = [];
 
-/** Returns and clears libjack's own messages since the last call. */
+/** Returns and clears libjack's own messages kept during the last client open. */
 export function takeJackMessages(): string[] {
   return libMessages.splice(0, libMessages.length);
 }
 
-function installMessageHandlers(handle: LibraryHandle): void {
+function messageKeeper(handle: LibraryHandle): <T>(fn: () => T) => T {
   const proto = koffi.pointer(koffi.proto('void xrh_jack_message_cb(const char *msg)'));
-  const keep = (msg: string): void => {
+  const keep = koffi.register((msg: string): void => {
     libMessages.push(msg);
     if (libMessages.length > MAX_KEPT_MESSAGES) libMessages.shift();
+  }, proto);
+  const setError = handle.func('void jack_set_error_function(xrh_jack_message_cb *func)');
+  const setInfo = handle.func('void jack_set_info_function(xrh_jack_message_cb *func)');
+  const errorVar: unknown = handle.symbol('jack_error_callback');
+  const infoVar: unknown = handle.symbol('jack_info_callback');
+  return <T>(fn: () => T): T => {
+    const savedError: unknown = koffi.decode(errorVar, 'void *');
+    const savedInfo: unknown = koffi.decode(infoVar, 'void *');
+    setError(keep);
+    setInfo(keep);
+    try {
+      return fn();
+    } finally {
+      koffi.encode(errorVar, 'void *', savedError);
+      koffi.encode(infoVar, 'void *', savedInfo);
+    }
   };
-  // Registered for the life of the process: libjack may call them from any of its threads.
-  handle.func('void jack_set_error_function(xrh_jack_message_cb *func)')(
-    koffi.register(keep, proto),
-  );
-  handle.func('void jack_set_info_function(xrh_jack_message_cb *func)')(
-    koffi.register(keep, proto),
-  );
 }
 
 /** Loads libjack once; a missing library is one clear line naming the package to install. */
@@ -124,7 +136,7 @@ export function loadLibJack(): { lib: LibJack; types: JackCallbackTypes } {
       },
     );
   }
-  installMessageHandlers(handle);
+  const keepingMessages = messageKeeper(handle);
   koffi.opaque('jack_client_t');
   koffi.opaque('jack_port_t');
   const types: JackCallbackTypes = {
@@ -146,9 +158,11 @@ export function loadLibJack(): { lib: LibJack; types: JackCallbackTypes } {
   );
   const lib = {
     clientOpen: (name: string, options: number, status: [number], server: string | null) =>
-      server === null
-        ? open(name, options, status)
-        : open(name, options | JACK_OPTIONS.ServerName, status, 'const char *', server),
+      keepingMessages(() =>
+        server === null
+          ? open(name, options, status)
+          : open(name, options | JACK_OPTIONS.ServerName, status, 'const char *', server),
+      ),
     clientClose: (c: JackClientHandle) => close(c) as number,
     clientCloseAsync: (c: JackClientHandle) =>
       new Promise<number>((resolve, reject) => {
