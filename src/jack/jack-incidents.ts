@@ -62,9 +62,13 @@ export interface JackJoinOptions {
   logGiven: boolean;
 }
 
-/** The burst gap for a JACK period: three periods, at least 20 ms. */
+/**
+ * The burst gap for a JACK period: three periods, at least 50 ms. The floor is not JACK's: the
+ * callbacks are stamped when they reach the main thread, and one burst of late cycles reached
+ * it with pauses of tens of ms on a box at load 25; a smaller gap split one stall in two.
+ */
 export function jackGapMs(periodMs: number | null): number {
-  return Math.max(20, 3 * (periodMs ?? 0));
+  return Math.max(50, 3 * (periodMs ?? 0));
 }
 
 /** Pairing window: a log line is read up to ~75 ms after its callback ran on a box at load 17. */
