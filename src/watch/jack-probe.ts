@@ -13,6 +13,7 @@ import {
   JACK_LOG_LAG_MS,
   type JackIncident,
   type JackXrunCallback,
+  type StampedJackLogEvent,
 } from '../jack/jack-incidents.js';
 import { followJackLog, type JackLogTail } from '../jack/jack-log-tail.js';
 import { openJackObserver, type JackObserver } from '../jack/jack-observer.js';
@@ -79,10 +80,12 @@ export function createJackProbe(o: JackProbeOptions): JackProbe {
   let timers: NodeJS.Timeout[] = [];
   let elapsed = (): number => 0;
   let shutdownSaid = false;
+  // Set at collect: what the run saw ends there, so the live incidents and the report agree.
+  let frozenLog: StampedJackLogEvent[] | null = null;
 
   const join = (): JackIncident[] =>
     observer
-      ? joinJackIncidents(callbacks.items, tail?.events ?? [], {
+      ? joinJackIncidents(callbacks.items, frozenLog ?? tail?.events ?? [], {
           gapMs: jackGapMs(observer.server.periodMs),
           lagMs: JACK_LOG_LAG_MS,
           logGiven: tail !== null,
@@ -153,6 +156,7 @@ export function createJackProbe(o: JackProbeOptions): JackProbe {
         throw err;
       }
       observer.onXrun((x) => {
+        if (frozenLog) return;
         callbacks.push(x);
         o.emit({
           type: 'jack-xrun',
@@ -179,6 +183,7 @@ export function createJackProbe(o: JackProbeOptions): JackProbe {
       stopTimers();
       await new Promise((r) => setTimeout(r, FINAL_LOG_WAIT_MS));
       tail?.poll();
+      frozenLog = [...(tail?.events ?? [])];
       settle(true);
     },
     async restore() {
@@ -213,7 +218,7 @@ export function createJackProbe(o: JackProbeOptions): JackProbe {
     return {
       server: observer.server,
       logFile: o.logFile,
-      logEvents: tail?.events.length ?? 0,
+      logEvents: (frozenLog ?? tail?.events ?? []).length,
       xrunCallbacks: callbacks.total,
       incidents,
       byClient: rankJackClients(incidents),
