@@ -67,6 +67,39 @@ export function watchLogRecord(e: WatchEvent): LogRecord | null {
         msg: 'watch ended',
         fields: { ...at, durationMs: Math.round(e.report.durationMs) },
       };
+    case 'jack-start':
+      return {
+        level: 'info',
+        msg: 'JACK observer connected',
+        fields: {
+          ...at,
+          server: text(e.server.name),
+          bufferFrames: e.server.bufferFrames,
+          sampleRate: e.server.sampleRate,
+          logFile: text(e.logFile),
+        },
+      };
+    case 'jack-incident':
+      return {
+        level: 'warn',
+        msg: 'JACK xrun',
+        fields: {
+          ...at,
+          attribution: e.incident.attribution,
+          client: text(e.incident.client),
+          callbacks: e.incident.callbacks,
+          dspLoadPct: e.incident.dspLoadPct,
+        },
+      };
+    case 'jack-shutdown':
+      return { level: 'warn', msg: quoteUntrusted(e.reason, 200), fields: at };
+    case 'jack-clients':
+      return {
+        level: 'info',
+        msg: 'JACK clients changed',
+        fields: { ...at, clients: e.clients.map((c) => text(c.name)) },
+      };
+    case 'jack-xrun':
     case 'ranking':
     case 'stats':
       return { level: 'debug', msg: e.type, fields: at };

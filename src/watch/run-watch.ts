@@ -43,6 +43,8 @@ import {
   streamLabel,
   type RunningServer,
 } from './running-streams.js';
+import { createJackProbe, type JackWatchEvent } from './jack-probe.js';
+import { jackConclusion } from '../jack/jack-view.js';
 import { createStreamPoller } from './stream-poller.js';
 import { statusPollDecision } from './status-poll-policy.js';
 import {
@@ -87,7 +89,7 @@ export type WatchOnlyEvent =
   | { type: 'ranking'; timeMs: number; ranking: WatchRanking }
   | { type: 'watch-report'; timeMs: number; report: SessionReport; watch: WatchSummary };
 
-export type WatchEvent = SessionEvent | WatchOnlyEvent;
+export type WatchEvent = SessionEvent | WatchOnlyEvent | JackWatchEvent;
 
 /** A watched stream as announced at the start. */
 export interface WatchStreamInfo {
@@ -118,6 +120,11 @@ export interface WatchOptions extends RunOptions {
   /** `--recorder`: the flight recorder (absent: off, and no `recorder` object in the report). */
   recorder?: RecorderMode;
   scrub: boolean;
+  /**
+   * `--jack`: JACK's own xrun view through libjack (server: `--jack-server`, null the default;
+   * logFile: `--jack-log`, jackd's output, which names the late client). Absent: not read.
+   */
+  jack?: { server: string | null; logFile: string | null } | null;
   /** Called with each human line (xrun lines, rankings); null: none (json/tui). */
   humanOut: ((text: string) => void) | null;
   pollMs?: number;
@@ -147,11 +154,25 @@ export interface WatchHandle {
   outcome: Promise<WatchOutcome>;
 }
 
-/** Finds what to watch, or throws the plain "nothing to watch" error before anything changes. */
+/** What a watch watches: the kernel streams, or none when only JACK's view is read. */
+export interface WatchTargets {
+  discovery: AsoundDiscovery;
+  scan: StreamScan;
+  streams: WatchedStream[];
+  /** Why no kernel stream is watched (`--jack` with nothing playing in the kernel); null: streams found. */
+  jackOnlyReason: string | null;
+}
+
+/**
+ * Finds what to watch, or throws the plain "nothing to watch" error before anything changes.
+ * With `jack` (watch --jack) and no --pcm, nothing playing in the kernel is not an error: a
+ * JACK server on the dummy backend (or a network one) drives no kernel PCM, and JACK's own view
+ * is still worth reading.
+ */
 export function findWatchTargets(
-  options: Pick<WatchOptions, 'pcms' | 'roots'>,
+  options: Pick<WatchOptions, 'pcms' | 'roots'> & { jack?: boolean },
   deps: Pick<WatchDeps, 'discover' | 'read' | 'readdir'>,
-): { discovery: AsoundDiscovery; scan: StreamScan; streams: WatchedStream[] } {
+): WatchTargets {
   const discovery = deps.discover(options.roots.procRoot);
   const scan = scanStreams(discovery, options.roots.procRoot, deps.read);
   // Sound servers are only looked for when there is nothing to watch (to explain why).
@@ -171,6 +192,8 @@ export function findWatchTargets(
       !/^(nothing is playing|no kernel stream)/.test(err.message)
     )
       throw err;
+    if (options.jack && options.pcms.length === 0)
+      return { discovery, scan, streams: [], jackOnlyReason: err.message };
     streams = chooseStreams(
       scan,
       options.pcms,
@@ -179,7 +202,7 @@ export function findWatchTargets(
       servers(),
     );
   }
-  return { discovery, scan, streams };
+  return { discovery, scan, streams, jackOnlyReason: null };
 }
 
 function streamInfo(w: WatchedStream): WatchStreamInfo {
@@ -206,10 +229,12 @@ function streamInfo(w: WatchedStream): WatchStreamInfo {
 export function watchParams(
   o: Pick<WatchOptions, 'durationMs' | 'untilXruns' | 'mask' | 'capture' | 'outDir' | 'scrub'>,
   streams: readonly WatchedStream[],
+  jack: WatchOptions['jack'] = null,
 ): SessionParams {
   const first = streams[0];
+  const jackLabel = jack ? `JACK (${jack.server ?? 'default server'})` : null;
   return {
-    device: `watch: ${streams.map((s) => streamLabel(s)).join(', ')}`,
+    device: `watch: ${[...streams.map((s) => streamLabel(s)), ...(jackLabel ? [jackLabel] : [])].join(', ')}`,
     rateHz: first?.hw.rateHz ?? 0,
     periodFrames: first?.hw.periodFrames ?? 0,
     periods:
@@ -233,6 +258,11 @@ export function watchParams(
 
 /** The watch-only event types (the session bus and the dashboard never see them). */
 const WATCH_ONLY_TYPES: ReadonlySet<string> = new Set([
+  'jack-start',
+  'jack-xrun',
+  'jack-incident',
+  'jack-clients',
+  'jack-shutdown',
   'watch-start',
   'watch-xrun',
   'underrun-seen',
@@ -248,7 +278,7 @@ function isSessionEvent(e: WatchEvent): e is SessionEvent {
 /** Starts watching `streams` (from findWatchTargets); returns events, controls and outcome. */
 export function startWatch(
   options: WatchOptions,
-  targets: { discovery: AsoundDiscovery; streams: WatchedStream[] },
+  targets: Pick<WatchTargets, 'discovery' | 'streams'> & { jackOnlyReason?: string | null },
   signal: AbortSignal,
   deps: WatchDeps,
 ): WatchHandle {
@@ -291,7 +321,7 @@ export function startWatch(
 
 async function runWatch(
   o: WatchOptions,
-  targets: { discovery: AsoundDiscovery; streams: WatchedStream[] },
+  targets: Pick<WatchTargets, 'discovery' | 'streams'> & { jackOnlyReason?: string | null },
   deps: WatchDeps,
   bus: EventBus<WatchEvent>,
   stopper: ReturnType<typeof createRunStopper>,
@@ -309,7 +339,10 @@ async function runWatch(
   const { ctx, notes, t0, elapsed } = createRunContext(deps.now, stopper, emit, o);
   const { warnings, limitations, warn, note } = notes;
   const facts = gatherHostFacts(discovery, o.roots);
-  const params = watchParams(o, streams);
+  const params = watchParams(o, streams, o.jack);
+  // JACK only: no kernel stream is open, so the kernel probes are not run at all.
+  const jackOnlyReason = targets.jackOnlyReason ?? null;
+  const kernelWatched = jackOnlyReason === null;
 
   // Which PCMs can have xrun_debug set (one per PCM, whatever the substream).
   const pcmInfos: PcmStreamInfo[] = [];
@@ -355,6 +388,23 @@ async function runWatch(
     },
     statusPolled,
   );
+  let jackIncidents = 0;
+  const untilXrunsCheck = (): void => {
+    if (o.untilXruns !== null && watchedXruns + jackIncidents >= o.untilXruns)
+      stopper.request(`${o.untilXruns} xrun(s) reached (--until-xruns)`);
+  };
+  const jack = o.jack
+    ? createJackProbe({
+        server: o.jack.server,
+        logFile: o.jack.logFile,
+        emit,
+        humanOut: o.humanOut,
+        onIncident: () => {
+          jackIncidents++;
+          untilXrunsCheck();
+        },
+      })
+    : null;
   const ranking = (): WatchRanking => rankWatch(streams, xruns.items, poller.polled);
 
   const onKernel = (batch: CapturedKernelEvent[]): void => {
@@ -377,9 +427,7 @@ async function runWatch(
       emit({ type: 'kernel-event', timeMs: now, event: se, matchedXrun: null });
       emit({ type: 'watch-xrun', timeMs: now, xrun: x });
       if (stream) o.humanOut?.(renderXrunLine(x) + '\n');
-      if (o.untilXruns !== null && watchedXruns >= o.untilXruns) {
-        stopper.request(`${o.untilXruns} xrun(s) reached (--until-xruns)`);
-      }
+      untilXrunsCheck();
     }
   };
 
@@ -448,7 +496,17 @@ async function runWatch(
   return runLifecycle(
     ctx,
     { ...o, command: 'watch' },
-    [capture, xrunDebug, ...(recorder ? [recorder] : []), loadSampling, polling, liveRanking],
+    kernelWatched
+      ? [
+          capture,
+          xrunDebug,
+          ...(recorder ? [recorder] : []),
+          loadSampling,
+          polling,
+          liveRanking,
+          ...(jack ? [jack] : []),
+        ]
+      : [...(jack ? [jack] : []), ...(recorder ? [recorder] : []), loadSampling],
     {
       init: () => {
         emit({
@@ -481,6 +539,10 @@ async function runWatch(
             `watching ${streamLabel(s)}: ${s.hw.periodFrames ?? '?'} / ${s.hw.bufferFrames ?? '?'} frames at ${s.hw.rateHz ?? '?'} Hz${s.kernel.reports ? '' : ` (${s.kernel.reason})`}`,
           );
         }
+        if (!kernelWatched)
+          limitations.push(
+            `No kernel stream is watched (${jackOnlyReason}): only JACK's own view was read, so this report has no kernel XRUN dumps.`,
+          );
         if (withXrunDebug.length < pcmInfos.length) {
           const why = explainNoXrunDebug(o.roots, discovery, facts.summary.kernelRelease);
           limitations.push(
@@ -490,11 +552,11 @@ async function runWatch(
               .join(', ')}: ${why.message}. To see the kernel code at each underrun: ${why.hint}.`,
           );
         }
-        if (o.capture === 'none')
+        if (o.capture === 'none' && kernelWatched)
           limitations.push(
             '--capture none: xrunhunt did not read the kernel log, so this report has no XRUN dumps; only the streams\' own counters were watched. xrun_debug was still set: the dumps are in the kernel log ("journalctl -k | xrunhunt analyze -").',
           );
-        if (o.mask === 0)
+        if (o.mask === 0 && kernelWatched)
           limitations.push(
             '--mask 0: xrun_debug was not changed, so the kernel printed no XRUN dumps.',
           );
@@ -508,8 +570,15 @@ async function runWatch(
               `The kprobe backend does not name the PCM of an XRUN: with ${streams.length} streams watched, its events cannot be put down to one stream and are counted apart (watch one stream with --pcm to attribute them).`,
             );
         }
-        if (probe === xrunDebug) {
-          kernel.emitStatus();
+        const server = probe === jack && !kernelWatched ? jack.server() : null;
+        if (server) {
+          // JACK only: the run's timing is JACK's cycle (one period is every client's deadline).
+          params.rateHz = server.sampleRate;
+          params.periodFrames = server.bufferFrames;
+          params.periods = 1;
+        }
+        if (probe === xrunDebug || (!kernelWatched && probe === (jack ?? loadSampling))) {
+          if (kernelWatched) kernel.emitStatus();
           emit({
             type: 'phase-start',
             timeMs: elapsed(),
@@ -584,6 +653,12 @@ async function runWatch(
       bundle: o.outDir,
       files: out.files,
     });
+    const jackView = jack?.view() ?? null;
+    summary.jack = jackView;
+    if (jackView) {
+      report.conclusion.push(...jackConclusion(jackView));
+      if (jackView.incidents.length > 0) report.exitCode = 2;
+    }
     if (recorder) {
       report.recorder = recorder.status();
       // The first watched stream's timing; its writer is found in the trace (the task each sound
@@ -612,9 +687,10 @@ async function runWatch(
             events: events.items,
             captureBackend: kernel.backend(),
           }),
-          channels: first?.hw.channels ?? 0,
-          format: first?.hw.format ?? 'unknown',
-          bufferFrames: first?.hw.bufferFrames ?? 0,
+          // JACK only: JACK's ports are mono 32-bit float, its deadline one period.
+          channels: first?.hw.channels ?? (jackView ? 1 : 0),
+          format: first?.hw.format ?? (jackView ? 'FLOAT_LE' : 'unknown'),
+          bufferFrames: first?.hw.bufferFrames ?? jackView?.server.bufferFrames ?? 0,
           rtPolicy: 'unknown',
           rtPriority: null,
           playbackMs: durationMs,
@@ -623,7 +699,11 @@ async function runWatch(
         kind: 'watch',
       },
       reportText: renderWatchText(report, summary),
-      probeFiles: [...capture.bundleFiles(), ...(recorder?.bundleFiles() ?? [])],
+      probeFiles: [
+        ...(kernelWatched ? capture.bundleFiles() : []),
+        ...(recorder?.bundleFiles() ?? []),
+        ...(jack?.bundleFiles() ?? []),
+      ],
       scrub: o.scrub,
     }));
     emit({ type: 'ranking', timeMs: elapsed(), ranking: final });

@@ -3,6 +3,7 @@
 // underruns seen in the streams' own counters, and the load at the xruns. The XRUNs of a
 // watch are the kernel's XRUN events on the watched streams (watch plays nothing itself, so
 // there are no userspace xruns to match). Pure: values in, values out.
+import { renderJackSection, type JackView } from '../jack/jack-view.js';
 import type { CorrelationResult } from '../analysis/correlate.js';
 import type { SessionKernelEvent, SessionHostSummary, SessionParams } from '../session/events.js';
 import type { SessionReport } from '../session/report-model.js';
@@ -44,6 +45,8 @@ export interface WatchSummary {
   stopReason: string;
   /** Streams that stopped (closed) while watched. */
   stopped: string[];
+  /** JACK's own view (`watch --jack`); absent or null: not read. */
+  jack?: JackView | null;
 }
 
 export interface WatchCollected {
@@ -184,7 +187,9 @@ export function concludeWatch(
   const r = c.ranking;
   const polled = r.streams.reduce((n, s) => n + s.polledUnderruns, 0);
   const streams = r.streams.map((s) => `${s.label}, ${describeConfig(s)}`).join('; ');
-  if (r.xruns === 0 && polled === 0) {
+  if (r.streams.length === 0) {
+    // JACK only (watch --jack with no kernel stream): the JACK conclusion is added by the watch.
+  } else if (r.xruns === 0 && polled === 0) {
     conclusion.push(`No xruns in ${fmtSecs(c.durationMs)} of watching ${streams}.`);
   } else {
     conclusion.push(
@@ -322,6 +327,7 @@ export function renderWatchText(report: SessionReport, summary: WatchSummary): s
     for (const s of report.suggestions) out.push(`  - ${s}`);
   }
   out.push('', 'Streams watched');
+  if (summary.streams.length === 0) out.push('  none (JACK only)');
   for (const s of summary.streams) {
     out.push(
       `  ${s.label}: ${s.xruns} kernel XRUN(s), ${s.polledUnderruns} underrun(s) in its counters; ${describeConfig(s)}${s.format ? ` ${s.format}` : ''}${s.kernelReports ? '' : '; the kernel does not report its underruns'}`,
@@ -359,6 +365,7 @@ export function renderWatchText(report: SessionReport, summary: WatchSummary): s
     `  source: ${report.kernelCapture.source}; xrun_debug: ${report.kernelCapture.pcm ? `${report.kernelCapture.pcm} mask ${report.kernelCapture.mask ?? '-'}` : 'not set'}; lost messages: ${report.kernelCapture.lostMessages}; ${r.otherEvents} event(s) on other streams or naming none`,
   );
   if (report.recorder) out.push(...recorderLines(report.recorder));
+  if (summary.jack) out.push(...renderJackSection(summary.jack));
   for (const x of report.limitations) out.push(`  - ${x}`);
   out.push(`  stopped: ${summary.stopReason}`);
   pushWarningsAndFiles(out, report);

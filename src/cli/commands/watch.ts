@@ -52,7 +52,7 @@ export default defineCommand({
   name: 'watch',
   summary: 'diagnose the dropouts of audio already playing (PipeWire, JACK, a DAW): passive',
   usage:
-    'watch [--pcm pcmC0D0p ...] [--duration DURATION] [--until-xruns N] [--out DIR] [--json | --tui]',
+    'watch [--pcm pcmC0D0p ...] [--jack [--jack-server NAME] [--jack-log FILE]] [--duration DURATION] [--until-xruns N] [--out DIR] [--json | --tui]',
   description: `
 Watches the PCM streams that are playing right now - whoever plays them: PipeWire,
 PulseAudio, jackd, a DAW, aplay - without playing or loading anything itself. It names
@@ -69,6 +69,14 @@ silence and the kernel reports nothing. watch reads each stream's sw_params and 
 and counts the underruns the stream's own counters show (avail_max in status, read every
 250 ms: a lower bound).
 
+With --jack it also registers a passive client with the running JACK server (never
+starting one; no ports, no process callback, so it is not part of the graph) and records
+the server's xrun callbacks with JACK's delayed microseconds, the DSP load and the client
+list. JACK's API does not say which client was late; jackd prints it
+("JackEngine::XRun: client = NAME was not finished"): give jackd's output with --jack-log
+and each JACK xrun is put down to that client. With --jack and no kernel stream playing
+(JACK's dummy backend, a network backend) watch reads JACK's view alone.
+
 Stops on Ctrl-C, --duration or --until-xruns; restores xrun_debug; writes the same bundle
 folder as "xrunhunt session" (kind "watch"), which analyze, compare and aggregate read.
 
@@ -78,6 +86,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
     'sudo xrunhunt watch --pcm pcmC0D0p --until-xruns 20',
     'sudo xrunhunt watch --duration 10m --out /tmp/watch1 --json > watch.ndjson',
     'sudo xrunhunt watch --tui',
+    'xrunhunt watch --jack --jack-log /tmp/xrunhunt-jackd.log --duration 1m',
   ],
   options: {
     pcm: {
@@ -102,6 +111,23 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
       type: 'string',
       valueName: 'DIR',
       description: 'bundle folder (default: ./xrunhunt-watch-<date>-<time>/)',
+    },
+    jack: {
+      type: 'boolean',
+      description:
+        "also read JACK's own xrun view through libjack (a passive client; never starts a server)",
+    },
+    'jack-server': {
+      type: 'string',
+      valueName: 'NAME',
+      description:
+        'the JACK server to observe (jackd -n NAME; default: $JACK_DEFAULT_SERVER or "default"); implies --jack',
+    },
+    'jack-log': {
+      type: 'string',
+      valueName: 'FILE',
+      description:
+        "jackd's output file, read from its end, to name the client each JACK xrun waited for; implies --jack",
     },
     ...KERNEL_CAPTURE_OPTIONS,
     ...RECORDER_OPTIONS,
@@ -158,9 +184,19 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
     const junit = junitPath(io.cwd, v.junit);
     const roots = { procRoot: v['proc-root'], sysRoot: v['sys-root'], bootRoot: v['boot-root'] };
     const deps = defaultWatchDeps();
+    const jackServer = v['jack-server'] ?? null;
+    if (jackServer !== null && !/^[\w.+-]{1,63}$/.test(jackServer))
+      throw new UsageError(
+        `invalid --jack-server "${jackServer}": expected a JACK server name (jackd -n NAME: letters, digits, . _ + -)`,
+      );
+    const jackLog = v['jack-log'] === undefined ? null : resolve(io.cwd, v['jack-log']);
+    const jack =
+      v.jack || jackServer !== null || jackLog !== null
+        ? { server: jackServer, logFile: jackLog }
+        : null;
 
     // Nothing is changed before we know there is something to watch.
-    const targets = findWatchTargets({ pcms, roots }, deps);
+    const targets = findWatchTargets({ pcms, roots, jack: jack !== null }, deps);
 
     const def = defaultOutDir(io.cwd, new Date());
     const outDir = resolve(
@@ -202,6 +238,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
         progress: human && io.stderrIsTTY,
         humanOut: human ? (text) => io.stdout.write(text) : null,
         rankEveryMs,
+        jack,
       },
       targets,
       ctx.signal,
@@ -209,7 +246,7 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
     );
     if (human) {
       io.stderr.write(
-        `xrunhunt: watching ${targets.streams.map((s) => streamLabel(s)).join(', ')}; events: ${outDir}/events.ndjson (Ctrl-C stops and reports)\n`,
+        `xrunhunt: watching ${[...targets.streams.map((s) => streamLabel(s)), ...(jack ? [`JACK (${jack.server ?? 'default server'})`] : [])].join(', ')}; events: ${outDir}/events.ndjson (Ctrl-C stops and reports)\n`,
       );
     }
     if (v.json) {
