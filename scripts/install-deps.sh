@@ -2,7 +2,8 @@
 # Installs the Debian/Ubuntu packages xrunhunt uses (as root), then the npm dependencies
 # (which builds dist/). Safe to run again: apt and npm skip what is already there.
 #   libasound2, libasound2-plugins  libasound through koffi; the ALSA jack plugin (plug:jack)
-#   jackd2                          JACK dummy backend: a real clock without sound hardware
+#   jackd2, libjack-jackd2-0        JACK dummy backend: a real clock without sound hardware;
+#                                   libjack for watch --jack (koffi binds libjack.so.0)
 #   alsa-utils                      aplay (peer in benchmarks), amixer
 #   qemu-system-x86, e2fsprogs      the lab VM and its ext4 scratch disk
 #   pipewire, pipewire-bin,         PipeWire + WirePlumber + pw-play in the lab guest
@@ -18,7 +19,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(
-  libasound2 libasound2-plugins alsa-utils jackd2
+  libasound2 libasound2-plugins alsa-utils jackd2 libjack-jackd2-0
   qemu-system-x86 e2fsprogs
   pipewire pipewire-bin wireplumber
   linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod busybox-static
