@@ -54,6 +54,11 @@ export const PIPEWIRE_RESULT_FILES = [
   'pipewire-setup.txt',
 ] as const;
 
+/** /proc/interrupts lines of the lab's sound hardware (HDA, xHCI for usb, AC97's ICH). */
+export const SOUND_IRQ_PATTERN = 'snd_|xhci|Intel|ICH';
+/** The ALSA plugin's log lines that say how it set the device up (0.3.65 wording). */
+export const ALSA_NODE_LOG_PATTERN = 'batch mode|spa_alsa_set_format|tsched|period wakeup';
+
 /** PIPEWIRE_DEBUG of the server: warnings, and info from the ALSA plugin (spa.alsa). */
 export const PIPEWIRE_LOG_LEVELS = '2,spa.alsa:3';
 
@@ -230,6 +235,9 @@ export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): strin
     '  fi',
     '  echo "== threads of pipewire (tid comm policy rtprio)"',
     '  ps -L -o tid=,comm=,cls=,rtprio= -p "$pw_pid"',
+    // The card's interrupt counts, again at the stop: period interrupts on or off, measured.
+    '  echo "== sound interrupts at start"',
+    `  grep -E '${SOUND_IRQ_PATTERN}' /proc/interrupts`,
     '} > "$pwdir/pipewire-setup.txt" 2>&1',
     'rc_pw=; [ -n "$pw_open" ] || rc_pw=124',
   ];
@@ -240,6 +248,13 @@ export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): strin
 export function renderPipewireTeardown(workDir: string): string[] {
   return [
     'env $pw_env pw-dump > "$pwdir/pw-dump.json" 2>/dev/null',
+    '{',
+    '  echo "== sound interrupts at stop"',
+    `  grep -E '${SOUND_IRQ_PATTERN}' /proc/interrupts`,
+    // How the ALSA node set the device up (batch mode, buffer, period) as it logged it.
+    '  echo "== ALSA node (pipewire.log)"',
+    `  grep -E '${ALSA_NODE_LOG_PATTERN}' "$pwdir/pipewire.log" | tail -4`,
+    '} >> "$pwdir/pipewire-setup.txt" 2>&1',
     'touch "$pw_stop"',
     // The loop's current pw-play is its child: stop it so the loop sees the stop file.
     'for c in $(cat /proc/$play_pid/task/*/children 2>/dev/null); do kill "$c" 2>/dev/null; done',

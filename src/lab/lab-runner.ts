@@ -180,7 +180,7 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
       progress: (line) => note(`lab: ${line}`),
       packages: LAB_PIPEWIRE_PACKAGES,
     });
-    if (req.pipewire.mode === 'irq') assertIrqModeSupported();
+    if (req.pipewire.mode === 'irq') assertIrqModeSupported(req.cards ?? [DEFAULT_SOUND_CARD]);
   }
   const cacheRoot = labCacheRoot(req.env, homedir());
   const cards = req.cards ?? [DEFAULT_SOUND_CARD];

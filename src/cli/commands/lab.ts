@@ -85,7 +85,7 @@ const RUN_OPTIONS = {
     choices: ['timer', 'irq'],
     valueName: 'MODE',
     description:
-      'run PipeWire + WirePlumber + pw-play on the card around the command: timer (desktop default, timer wake-ups) or irq (period interrupts; needs a PipeWire that reads api.alsa.disable-tsched, not Debian 12 0.3.65)',
+      'run PipeWire + WirePlumber + pw-play on the card around the command: timer (desktop default, timer wake-ups) or irq (wakes on period interrupts; needs a PipeWire that reads api.alsa.disable-tsched; Debian 12 0.3.65 always wakes by timer, on every --card)',
   },
   out: {
     type: 'string',
