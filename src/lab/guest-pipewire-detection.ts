@@ -6,6 +6,8 @@
 import { analyzeText } from '../analysis/analyzer.js';
 import type { Frame } from '../analysis/types.js';
 import { normaliseFunction } from '../kernel/frame.js';
+import { parseTraceText } from '../recorder/trace-line.js';
+import type { TraceEvent } from '../recorder/breakdown-types.js';
 
 /** Where the kernel was when it noticed the underrun. */
 export type DetectionContext = 'period-interrupt' | 'ioctl' | 'write' | 'proc-status' | 'other';
@@ -105,4 +107,40 @@ export function summariseDetections(ds: readonly XrunDetection[]): {
     }
   }
   return { total: ds.length, byContext, processContextComms };
+}
+
+/** The flight recorder's xrun probe event as ftrace prints it (`xrunhunt_rec/xrun` → `xrun`). */
+const RECORDER_HIT_EVENT = 'xrun';
+
+// Classifies every hit of a recorder.txt (the recorder's xrun probe with its stack trace), for
+// runs without kernel log dumps (Debian's kernel, `--capture none`): the hit's task and the
+// context its stack shows. Each window is parsed on its own; a hit seen in two overlapping
+// windows is counted once.
+export function recorderHitDetections(recorderTxt: string): XrunDetection[] {
+  const hits = new Map<string, { e: TraceEvent; line: number }>();
+  const lines = recorderTxt.split('\n');
+  let start = 0;
+  const parseWindow = (end: number): void => {
+    const { events } = parseTraceText(lines.slice(start, end).join('\n'));
+    for (const e of events) {
+      if (e.name !== RECORDER_HIT_EVENT) continue;
+      const key = `${e.cpu}:${e.ts}`;
+      const had = hits.get(key);
+      if (!had || (e.stack && !had.e.stack)) hits.set(key, { e, line: start + 1 });
+    }
+  };
+  lines.forEach((l, i) => {
+    if (!l.startsWith('# window ')) return;
+    parseWindow(i);
+    start = i;
+  });
+  parseWindow(lines.length);
+  return [...hits.values()]
+    .sort((a, b) => a.e.ts - b.e.ts)
+    .map(({ e, line }) => {
+      const frames = (e.stack ?? []).map((f) => ({
+        function: normaliseFunction(f.replace(/^=>\s*/, '').split(/[+\s]/)[0] ?? f),
+      }));
+      return { line, ...detectionContext(frames), comm: e.comm, pid: e.pid };
+    });
 }

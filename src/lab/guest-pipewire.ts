@@ -233,8 +233,8 @@ export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): strin
     '    echo "== hw_params"; cat "$pw_open/hw_params"',
     '    echo "== sw_params"; cat "$pw_open/sw_params"',
     '  fi',
-    '  echo "== threads of pipewire (tid comm policy rtprio)"',
-    '  ps -L -o tid=,comm=,cls=,rtprio= -p "$pw_pid"',
+    '  echo "== threads of pipewire (tid comm policy rtprio cpu)"',
+    '  ps -L -o tid=,comm=,cls=,rtprio=,psr= -p "$pw_pid"',
     // The card's interrupt counts, again at the stop: period interrupts on or off, measured.
     '  echo "== sound interrupts at start"',
     `  grep -E '${SOUND_IRQ_PATTERN}' /proc/interrupts`,
@@ -264,4 +264,34 @@ export function renderPipewireTeardown(workDir: string): string[] {
     'wait "$play_pid" 2>/dev/null',
     `for f in ${PIPEWIRE_RESULT_FILES.join(' ')}; do [ -e "$pwdir/$f" ] && cp "$pwdir/$f" ${shellQuote(workDir)}/; done`,
   ];
+}
+
+/** One interrupt's total count (all CPUs) at the start and at the stop of a run, or null. */
+export interface SoundInterruptCounts {
+  start: number | null;
+  stop: number | null;
+}
+
+// Reads the `== sound interrupts at start|stop` sections of pipewire-setup.txt for the
+// /proc/interrupts line whose name contains `name` (`snd_hda_intel`, `xhci_hcd`): whether the
+// card raised period interrupts while PipeWire played.
+export function parseSoundInterruptCounts(setup: string, name: string): SoundInterruptCounts {
+  const count = (section: 'start' | 'stop'): number | null => {
+    const m = new RegExp(`^== sound interrupts at ${section}\\n((?:(?!==).*\\n?)*)`, 'm').exec(
+      setup,
+    );
+    const line = m?.[1]?.split('\n').find((l) => l.includes(name));
+    if (!line) return null;
+    // ` 33:   0   117   PCI-MSI 81920-edge   snd_hda_intel:card0`: the per-CPU numbers.
+    const cols = line.trim().split(/\s+/).slice(1);
+    let total = 0;
+    let seen = false;
+    for (const c of cols) {
+      if (!/^\d+$/.test(c)) break;
+      total += Number(c);
+      seen = true;
+    }
+    return seen ? total : null;
+  };
+  return { start: count('start'), stop: count('stop') };
 }

@@ -21,7 +21,7 @@ import { runCli } from '../helpers/cli.js';
 /** Why IRQ mode cannot run on this host's PipeWire (Debian 12's 0.3.65), or null. */
 function irqUnsupported(): string | null {
   try {
-    assertIrqModeSupported();
+    assertIrqModeSupported(['dummy']);
     return null;
   } catch (e) {
     return e instanceof Error ? e.message : String(e);
