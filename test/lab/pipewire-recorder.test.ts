@@ -133,7 +133,11 @@ test(
           .map((x) => `${x.kind} ${x.name} ${(x.share * 100).toFixed(0)} %`)
           .join(', ')}; pipewire threads: ${affinity}\n`,
       );
-      assert.equal(hits.length, rec.hits, `hits in recorder.txt\n${diag}`);
+      // Each kept window ends with its hit; a window may also hold an earlier, dropped hit.
+      assert.ok(
+        hits.length >= rec.windowsKept && hits.length <= rec.hits,
+        `${hits.length} hits in recorder.txt\n${diag}`,
+      );
       // Period interrupts off: only a task's own syscall can notice, and it is never a status
       // read (watch does not poll a stream without period wake-ups).
       assert.equal(byContext['period-interrupt'], 0, JSON.stringify(hits));
