@@ -54,3 +54,14 @@ test("the recorder's hits: PipeWire's own ioctl on hda (once, though two windows
   );
   assert.deepEqual(recorderHitDetections('# xrunhunt flight recorder: 0 xrun hit(s)\n'), []);
 });
+
+test("snd-usb-audio's URB completion stopping the stream counts as the period interrupt", () => {
+  const dump = readFileSync(
+    new URL('../../test/fixtures/pipewire/lab-usb-timer-xrun-urb.dmesg.txt', import.meta.url),
+    'utf8',
+  );
+  assert.deepEqual(
+    xrunDetections(dump).map((d) => [d.context, d.via, d.comm]),
+    [['period-interrupt', 'usb URB completion', 'node']],
+  );
+});

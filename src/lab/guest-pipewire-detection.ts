@@ -1,5 +1,5 @@
 // Which context detected each XRUN of a guest run: the period interrupt (snd_pcm_period_elapsed,
-// the useful case), a sound server's own ioctl or write (timer-scheduled playback: the stack is
+// or a USB URB completion: the useful case), a sound server's own ioctl or write (timer-scheduled playback: the stack is
 // the victim's), or a reader of /proc/asound/…/status (then the watcher itself was the
 // detector). Plus the task the kernel printed (`CPU: n PID: p Comm: c`). Pure: the dmesg
 // text in, one record per XRUN dump out; the lab's PipeWire tests and docs/lab.md use it.
@@ -37,6 +37,14 @@ export function detectionContext(frames: readonly Pick<Frame, 'function'>[]): {
     )
   ) {
     return { context: 'period-interrupt', via: 'snd_pcm_period_elapsed' };
+  }
+  // snd-usb-audio: the URB's completion (xHCI interrupt → usb_giveback_urb_bh) finds the buffer
+  // empty and stops the stream itself (snd_pcm_stop_xrun): USB's period interrupt.
+  if (
+    names.includes('snd_pcm_stop_xrun') &&
+    names.some((n) => n === '__usb_hcd_giveback_urb' || n === 'usb_giveback_urb_bh')
+  ) {
+    return { context: 'period-interrupt', via: 'usb URB completion' };
   }
   if (names.includes('snd_pcm_substream_proc_status_read')) {
     return { context: 'proc-status', via: 'snd_pcm_substream_proc_status_read' };
