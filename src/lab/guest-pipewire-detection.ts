@@ -1,11 +1,13 @@
 // Which context detected each XRUN of a guest run: the period interrupt (snd_pcm_period_elapsed,
-// the useful case), a sound server's own ioctl or write (timer-scheduled playback: the stack is
+// or a USB URB completion: the useful case), a sound server's own ioctl or write (timer-scheduled playback: the stack is
 // the victim's), or a reader of /proc/asound/…/status (then the watcher itself was the
 // detector). Plus the task the kernel printed (`CPU: n PID: p Comm: c`). Pure: the dmesg
 // text in, one record per XRUN dump out; the lab's PipeWire tests and docs/lab.md use it.
 import { analyzeText } from '../analysis/analyzer.js';
 import type { Frame } from '../analysis/types.js';
 import { normaliseFunction } from '../kernel/frame.js';
+import { parseTraceText } from '../recorder/trace-line.js';
+import type { TraceEvent } from '../recorder/breakdown-types.js';
 
 /** Where the kernel was when it noticed the underrun. */
 export type DetectionContext = 'period-interrupt' | 'ioctl' | 'write' | 'proc-status' | 'other';
@@ -35,6 +37,14 @@ export function detectionContext(frames: readonly Pick<Frame, 'function'>[]): {
     )
   ) {
     return { context: 'period-interrupt', via: 'snd_pcm_period_elapsed' };
+  }
+  // snd-usb-audio: the URB's completion (xHCI interrupt → usb_giveback_urb_bh) finds the buffer
+  // empty and stops the stream itself (snd_pcm_stop_xrun): USB's period interrupt.
+  if (
+    names.includes('snd_pcm_stop_xrun') &&
+    names.some((n) => n === '__usb_hcd_giveback_urb' || n === 'usb_giveback_urb_bh')
+  ) {
+    return { context: 'period-interrupt', via: 'usb URB completion' };
   }
   if (names.includes('snd_pcm_substream_proc_status_read')) {
     return { context: 'proc-status', via: 'snd_pcm_substream_proc_status_read' };
@@ -105,4 +115,40 @@ export function summariseDetections(ds: readonly XrunDetection[]): {
     }
   }
   return { total: ds.length, byContext, processContextComms };
+}
+
+/** The flight recorder's xrun probe event as ftrace prints it (`xrunhunt_rec/xrun` → `xrun`). */
+const RECORDER_HIT_EVENT = 'xrun';
+
+// Classifies every hit of a recorder.txt (the recorder's xrun probe with its stack trace), for
+// runs without kernel log dumps (Debian's kernel, `--capture none`): the hit's task and the
+// context its stack shows. Each window is parsed on its own; a hit seen in two overlapping
+// windows is counted once.
+export function recorderHitDetections(recorderTxt: string): XrunDetection[] {
+  const hits = new Map<string, { e: TraceEvent; line: number }>();
+  const lines = recorderTxt.split('\n');
+  let start = 0;
+  const parseWindow = (end: number): void => {
+    const { events } = parseTraceText(lines.slice(start, end).join('\n'));
+    for (const e of events) {
+      if (e.name !== RECORDER_HIT_EVENT) continue;
+      const key = `${e.cpu}:${e.ts}`;
+      const had = hits.get(key);
+      if (!had || (e.stack && !had.e.stack)) hits.set(key, { e, line: start + 1 });
+    }
+  };
+  lines.forEach((l, i) => {
+    if (!l.startsWith('# window ')) return;
+    parseWindow(i);
+    start = i;
+  });
+  parseWindow(lines.length);
+  return [...hits.values()]
+    .sort((a, b) => a.e.ts - b.e.ts)
+    .map(({ e, line }) => {
+      const frames = (e.stack ?? []).map((f) => ({
+        function: normaliseFunction(f.replace(/^=>\s*/, '').split(/[+\s]/)[0] ?? f),
+      }));
+      return { line, ...detectionContext(frames), comm: e.comm, pid: e.pid };
+    });
 }

@@ -1,5 +1,6 @@
 // IRQ mode needs a PipeWire ALSA plugin that reads api.alsa.disable-tsched; an older one would
-// silently run timer mode. Checked on bytes and on this host's real plugin.
+// silently run timer mode on every card (0.3.65 never polls a PCM). Checked on bytes and on this
+// host's real plugin.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import { join } from 'node:path';
 import {
   SPA_ALSA_PLUGIN_PATHS,
   assertIrqModeSupported,
+  pluginFacts,
   pluginKnowsDisableTsched,
 } from './guest-pipewire-support.js';
 import { XrunhuntError } from '../errors.js';
@@ -23,18 +25,33 @@ test('a plugin naming the property supports IRQ mode, one without it is refused 
   const older = join(tmp, 'older.so');
   writeFileSync(newer, Buffer.from('\x7fELF…api.alsa.disable-tsched…'));
   writeFileSync(older, Buffer.from('\x7fELF…api.alsa.disable-batch…'));
-  assert.doesNotThrow(() => assertIrqModeSupported([join(tmp, 'absent.so'), newer]));
+  assert.equal(assertIrqModeSupported(['usb'], [join(tmp, 'absent.so'), newer]), newer);
   assert.throws(
-    () => assertIrqModeSupported([older]),
+    () => assertIrqModeSupported(['dummy'], [older]),
     (e: unknown) =>
       e instanceof XrunhuntError &&
       e.message.includes(older) &&
-      /reads api\.alsa\.disable-tsched/.test(e.message),
+      /reads api\.alsa\.disable-tsched/.test(e.message) &&
+      /never polls a PCM/.test(e.message) &&
+      /a BATCH card \(--card usb\) does not change that/.test(e.message) &&
+      /no --card gives IRQ mode/.test(e.message),
   );
   assert.throws(
-    () => assertIrqModeSupported([join(tmp, 'absent.so')]),
+    () => assertIrqModeSupported(['usb'], [older]),
+    (e: unknown) =>
+      e instanceof XrunhuntError &&
+      /on --card usb \(a BATCH device\) it keeps the period interrupts on/.test(e.message),
+  );
+  assert.throws(
+    () => assertIrqModeSupported(['dummy'], [join(tmp, 'absent.so')]),
     (e: unknown) => e instanceof XrunhuntError && /not installed/.test(e.message),
   );
+});
+
+test('the poll symbol is found as a whole dynamic-symbol name, not as a prefix', () => {
+  assert.equal(pluginFacts(Buffer.from('\0snd_pcm_poll_descriptors\0')).pollsPcm, true);
+  assert.equal(pluginFacts(Buffer.from('\0snd_pcm_poll_descriptors_count\0')).pollsPcm, false);
+  assert.equal(pluginFacts(Buffer.from('\0snd_seq_poll_descriptors\0')).pollsPcm, false);
 });
 
 const installed = SPA_ALSA_PLUGIN_PATHS.find((p) => existsSync(p));
@@ -52,7 +69,7 @@ test(
     }
     let ok = true;
     try {
-      assertIrqModeSupported([installed!]);
+      assertIrqModeSupported(['usb'], [installed!]);
     } catch {
       ok = false;
     }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import {
   PIPEWIRE_SINK_NAME,
   parsePipewireMode,
+  parseSoundInterruptCounts,
   pipewireDropIn,
   playedFile,
   renderPipewireFiles,
@@ -106,4 +107,25 @@ test('--pipewire accepts timer and irq only', () => {
     () => parsePipewireMode('tsched'),
     (e: unknown) => e instanceof XrunhuntError && /timer or irq, got "tsched"/.test(e.message),
   );
+});
+
+test('the sound interrupt counts at start and stop are read per card, summed over the CPUs', () => {
+  const setup = [
+    'mode: timer',
+    '== sound interrupts at start',
+    ' 29:          0      15638   PCI-MSI 81920-edge      xhci_hcd',
+    ' 33:          0        117   PCI-MSI 81920-edge      snd_hda_intel:card0',
+    '== sound interrupts at stop',
+    ' 29:         12      31002   PCI-MSI 81920-edge      xhci_hcd',
+    ' 33:          0        117   PCI-MSI 81920-edge      snd_hda_intel:card0',
+    '== ALSA node (pipewire.log)',
+    '[I][00015.968715] spa.alsa | snd_hda_intel 1 2 3',
+  ].join('\n');
+  assert.deepEqual(parseSoundInterruptCounts(setup, 'snd_hda_intel'), { start: 117, stop: 117 });
+  assert.deepEqual(parseSoundInterruptCounts(setup, 'xhci_hcd'), { start: 15638, stop: 31014 });
+  assert.deepEqual(parseSoundInterruptCounts(setup, 'ICH'), { start: null, stop: null });
+  assert.deepEqual(parseSoundInterruptCounts('mode: timer\n', 'snd_hda_intel'), {
+    start: null,
+    stop: null,
+  });
 });

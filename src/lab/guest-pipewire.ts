@@ -58,6 +58,11 @@ export const PIPEWIRE_RESULT_FILES = [
   'pipewire-setup.txt',
 ] as const;
 
+/** /proc/interrupts lines of the lab's sound hardware (HDA, xHCI for usb, AC97's ICH). */
+export const SOUND_IRQ_PATTERN = 'snd_|xhci|Intel|ICH';
+/** The ALSA plugin's log lines that say how it set the device up (0.3.65 wording). */
+export const ALSA_NODE_LOG_PATTERN = 'batch mode|spa_alsa_set_format|tsched|period wakeup';
+
 /** PIPEWIRE_DEBUG of the server: warnings, and info from the ALSA plugin (spa.alsa). */
 export const PIPEWIRE_LOG_LEVELS = '2,spa.alsa:3';
 
@@ -238,8 +243,11 @@ export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): strin
     '    echo "== hw_params"; cat "$pw_open/hw_params"',
     '    echo "== sw_params"; cat "$pw_open/sw_params"',
     '  fi',
-    '  echo "== threads of pipewire (tid comm policy rtprio)"',
-    '  ps -L -o tid=,comm=,cls=,rtprio= -p "$pw_pid"',
+    '  echo "== threads of pipewire (tid comm policy rtprio cpu)"',
+    '  ps -L -o tid=,comm=,cls=,rtprio=,psr= -p "$pw_pid"',
+    // The card's interrupt counts, again at the stop: period interrupts on or off, measured.
+    '  echo "== sound interrupts at start"',
+    `  grep -E '${SOUND_IRQ_PATTERN}' /proc/interrupts`,
     '} > "$pwdir/pipewire-setup.txt" 2>&1',
     'rc_pw=; [ -n "$pw_open" ] || rc_pw=124',
   ];
@@ -250,6 +258,13 @@ export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): strin
 export function renderPipewireTeardown(workDir: string): string[] {
   return [
     'env $pw_env pw-dump > "$pwdir/pw-dump.json" 2>/dev/null',
+    '{',
+    '  echo "== sound interrupts at stop"',
+    `  grep -E '${SOUND_IRQ_PATTERN}' /proc/interrupts`,
+    // How the ALSA node set the device up (batch mode, buffer, period) as it logged it.
+    '  echo "== ALSA node (pipewire.log)"',
+    `  grep -E '${ALSA_NODE_LOG_PATTERN}' "$pwdir/pipewire.log" | tail -4`,
+    '} >> "$pwdir/pipewire-setup.txt" 2>&1',
     'touch "$pw_stop"',
     // The loop's current pw-play is its child: stop it so the loop sees the stop file.
     'for c in $(cat /proc/$play_pid/task/*/children 2>/dev/null); do kill "$c" 2>/dev/null; done',
@@ -259,4 +274,34 @@ export function renderPipewireTeardown(workDir: string): string[] {
     'wait "$play_pid" 2>/dev/null',
     `for f in ${PIPEWIRE_RESULT_FILES.join(' ')}; do [ -e "$pwdir/$f" ] && cp "$pwdir/$f" ${shellQuote(workDir)}/; done`,
   ];
+}
+
+/** One interrupt's total count (all CPUs) at the start and at the stop of a run, or null. */
+export interface SoundInterruptCounts {
+  start: number | null;
+  stop: number | null;
+}
+
+// Reads the `== sound interrupts at start|stop` sections of pipewire-setup.txt for the
+// /proc/interrupts line whose name contains `name` (`snd_hda_intel`, `xhci_hcd`): whether the
+// card raised period interrupts while PipeWire played.
+export function parseSoundInterruptCounts(setup: string, name: string): SoundInterruptCounts {
+  const count = (section: 'start' | 'stop'): number | null => {
+    const m = new RegExp(`^== sound interrupts at ${section}\\n((?:(?!==).*\\n?)*)`, 'm').exec(
+      setup,
+    );
+    const line = m?.[1]?.split('\n').find((l) => l.includes(name));
+    if (!line) return null;
+    // ` 33:   0   117   PCI-MSI 81920-edge   snd_hda_intel:card0`: the per-CPU numbers.
+    const cols = line.trim().split(/\s+/).slice(1);
+    let total = 0;
+    let seen = false;
+    for (const c of cols) {
+      if (!/^\d+$/.test(c)) break;
+      total += Number(c);
+      seen = true;
+    }
+    return seen ? total : null;
+  };
+  return { start: count('start'), stop: count('stop') };
 }

@@ -185,12 +185,17 @@ export async function runLab(req: LabRunRequest): Promise<GuestRunResult> {
       progress: (line) => note(`lab: ${line}`),
       packages: LAB_PIPEWIRE_PACKAGES,
     });
-    pipewire = await withPipewireBuild(req.pipewire, req.pipewireBuild ?? 'auto', {
-      cacheRoot: labCacheRoot(req.env, homedir()),
-      env: req.env,
-      signal: req.signal,
-      progress: note,
-    });
+    pipewire = await withPipewireBuild(
+      req.pipewire,
+      req.pipewireBuild ?? 'auto',
+      req.cards ?? [DEFAULT_SOUND_CARD],
+      {
+        cacheRoot: labCacheRoot(req.env, homedir()),
+        env: req.env,
+        signal: req.signal,
+        progress: note,
+      },
+    );
   }
   const cacheRoot = labCacheRoot(req.env, homedir());
   const cards = req.cards ?? [DEFAULT_SOUND_CARD];

@@ -34,6 +34,7 @@ import {
   treeLibDir,
 } from './pipewire-build.js';
 import type { PipewireBuildChoice, PipewireBuildMeta } from './pipewire-build.js';
+import type { SoundCardName } from './sound-cards.js';
 import { runLogged } from './process-runner.js';
 
 const execFileP = promisify(execFile);
@@ -275,7 +276,7 @@ export async function ensureBackportsPipewire(
 // Whether the host's PipeWire can run IRQ mode itself (its ALSA plugin reads disable-tsched).
 function hostKnowsDisableTsched(): boolean {
   try {
-    assertIrqModeSupported();
+    assertIrqModeSupported([]);
     return true;
   } catch {
     return false;
@@ -287,11 +288,12 @@ function hostKnowsDisableTsched(): boolean {
 export async function withPipewireBuild(
   pipewire: GuestPipewireOptions,
   choice: PipewireBuildChoice,
+  cards: readonly SoundCardName[],
   opts: PipewireFetchOptions,
 ): Promise<GuestPipewireOptions> {
   const build = chooseBuild(choice, pipewire.mode, hostKnowsDisableTsched);
   if (build === 'host') {
-    if (pipewire.mode === 'irq') assertIrqModeSupported();
+    if (pipewire.mode === 'irq') assertIrqModeSupported(cards);
     return pipewire;
   }
   const meta = await ensureBackportsPipewire(opts);

@@ -86,7 +86,7 @@ const RUN_OPTIONS = {
     choices: ['timer', 'irq'],
     valueName: 'MODE',
     description:
-      'run PipeWire + WirePlumber + pw-play on the card around the command: timer (desktop default, timer wake-ups) or irq (period interrupts; needs a PipeWire that reads api.alsa.disable-tsched: on Debian 12, whose 0.3.65 does not, --pipewire-build auto runs PipeWire 1.4 from bookworm-backports)',
+      "run PipeWire + WirePlumber + pw-play on the card around the command: timer (desktop default, timer wake-ups) or irq (period interrupts; needs a PipeWire that reads api.alsa.disable-tsched: Debian 12's 0.3.65 always wakes by timer, on every --card, so --pipewire-build auto then runs PipeWire 1.4 from bookworm-backports)",
   },
   'pipewire-build': {
     type: 'string',
