@@ -69,6 +69,7 @@ export function recorderPaths(tracefs: string) {
     traceClock: join(instance, 'trace_clock'),
     symOffset: join(instance, 'options', 'sym-offset'),
     cpumask: join(instance, 'tracing_cpumask'),
+    tracingOn: join(instance, 'tracing_on'),
     tracePipe: join(instance, 'trace_pipe'),
     eventsDir: join(instance, 'events'),
     enable: (e: RecorderEventName) => join(event(e.system, e.event), 'enable'),

@@ -192,6 +192,7 @@ class MockTracefs implements SettingFileIo, TracefsFolderOps {
         [p.traceClock, '[local] global counter uptime perf mono mono_raw boot'],
         [p.symOffset, '0'],
         [p.cpumask, 'ff'],
+        [p.tracingOn, '1'],
       ]),
       enabled: new Set(),
       triggers: new Map(),
@@ -344,6 +345,10 @@ test('close undoes it in the kernel’s order: triggers, events, instance, probe
     t.kernel.ops.length = 0;
     await t.source.close();
     assert.deepEqual(t.kernel.ops, [
+      // Recording stops first (no new hits, nothing new written), the backlog is drained …
+      'enable xrunhunt_rec/xrun 0',
+      'set /instances/xrunhunt-recorder/tracing_on 0',
+      // … then the teardown.
       'trigger- irq/irq_handler_entry',
       'trigger- xrunhunt_rec/xrun',
       'enable xrunhunt_rec/xrun 0',
@@ -538,14 +543,37 @@ test('trace_pipe lines reach onLine whole, with lines, lost events and bytes cou
       ' => __snd_pcm_xrun+0x5/0xc0 [snd_pcm]',
       'CPU:1 [LOST 42 EVENTS]',
     ]);
-    assert.deepEqual(t.source.counts, {
+    const { maxLagSeconds, lagAtStopSeconds, ...rest } = t.source.counts;
+    assert.deepEqual(rest, {
       lines: 4,
       lostEvents: 42,
       droppedLines: 0,
       bytes: Buffer.byteLength(a + b),
       probeHits: null, // the mock has no kprobe_profile
       ringLoss: null, // nor per_cpu stats
+      drainedLines: 0, // everything was read before close
+      drainEmptied: true,
     });
+    // The lines' times (8.57 s) are far behind this host's monotonic clock: a lag, not a crash.
+    assert.ok(maxLagSeconds > 0 && lagAtStopSeconds === maxLagSeconds);
+  } finally {
+    t.done();
+  }
+});
+
+test('close drains what the kernel wrote before recording stopped: a backlog is delivered, not dropped', async () => {
+  const t = setup();
+  try {
+    await t.source.start();
+    // The reader is in its poll sleep; these lines are in the "buffer" when close() starts.
+    const hit =
+      ' irq/33-snd_hda_-159     [000] D..1.     8.572607: xrun: (__snd_pcm_xrun+0x0/0xc0 [snd_pcm])\n';
+    appendFileSync(t.kernel.pipeFile, hit.repeat(500));
+    await t.source.close();
+    assert.equal(t.lines.length, 500);
+    assert.equal(t.source.counts.drainedLines, 500);
+    assert.equal(t.source.counts.drainEmptied, true);
+    assert.equal(t.kernel.instance, null, 'torn down after the drain');
   } finally {
     t.done();
   }

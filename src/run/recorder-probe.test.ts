@@ -156,6 +156,10 @@ function mockSource(lines: string[], fail?: Error, probeHits: number | null = nu
       bytes: 0,
       probeHits: null as number | null,
       ringLoss: null,
+      drainedLines: 0,
+      drainEmptied: null,
+      maxLagSeconds: 0,
+      lagAtStopSeconds: null,
     };
     return {
       setup: null,
