@@ -32,6 +32,7 @@ import {
   parseSoundIrqs,
   cpuMaskHex,
   recorderBufferKb,
+  recorderDrainMs,
   recorderPaths,
   recorderProbeHits,
   addRingBufferStats,
@@ -51,6 +52,8 @@ const STOCK_EVENTS = [
   'timer/hrtimer_expire_entry',
   'timer/hrtimer_expire_exit',
 ];
+/** What the recorder enables of them: sched_wakeup only on a kernel without sched_waking. */
+const RECORDED = STOCK_EVENTS.filter((e) => e !== 'sched/sched_wakeup');
 
 interface MockInstance {
   settings: Map<string, string>;
@@ -299,13 +302,13 @@ test('start journals every change before making it, in the order probe, instance
       'set /instances/xrunhunt-recorder/buffer_size_kb 2048',
       'set /instances/xrunhunt-recorder/trace_clock mono',
       'set /instances/xrunhunt-recorder/options/sym-offset 1',
-      ...STOCK_EVENTS.map((e) => `enable ${e} 1`),
+      ...RECORDED.map((e) => `enable ${e} 1`),
       'enable xrunhunt_rec/xrun 1',
       'trigger+ xrunhunt_rec/xrun stacktrace',
       'trigger+ irq/irq_handler_entry stacktrace if irq==33',
     ]);
     assert.deepEqual(s.events, [
-      ...STOCK_EVENTS.map((e) => e.replace('/', ':')),
+      ...RECORDED.map((e) => e.replace('/', ':')),
       'xrunhunt_rec:xrun',
     ]);
     assert.deepEqual(s.irqs, [{ irq: 33, name: 'snd_hda_intel:card0' }]);
@@ -316,7 +319,7 @@ test('start journals every change before making it, in the order probe, instance
       [
         ['append', '/kprobe_events', '-:xrunhunt_rec/xrun'],
         ['rmdir', '/instances/xrunhunt-recorder', ''],
-        ...STOCK_EVENTS.map((e) => [
+        ...RECORDED.map((e) => [
           'value',
           `/instances/xrunhunt-recorder/events/${e}/enable`,
           '0',
@@ -352,7 +355,7 @@ test('close undoes it in the kernel’s order: triggers, events, instance, probe
       'trigger- irq/irq_handler_entry',
       'trigger- xrunhunt_rec/xrun',
       'enable xrunhunt_rec/xrun 0',
-      ...[...STOCK_EVENTS].reverse().map((e) => `enable ${e} 0`),
+      ...[...RECORDED].reverse().map((e) => `enable ${e} 0`),
       'rmdir instance',
       'probe- xrunhunt_rec/xrun',
     ]);
@@ -451,6 +454,19 @@ test('events the kernel lacks are skipped and named; snd_pcm_stop is the fallbac
   }
 });
 
+test('sched_wakeup is the fallback: recorded only on a kernel without sched_waking', async () => {
+  const t = setup({ events: STOCK_EVENTS.filter((e) => e !== 'sched/sched_waking') });
+  try {
+    const s = await t.source.start();
+    assert.ok(s.events.includes('sched:sched_wakeup'), s.events.join(', '));
+    assert.ok(!s.events.includes('sched:sched_waking'));
+    assert.deepEqual(s.skipped, ['sched:sched_waking (not in this kernel)']);
+    await t.source.close();
+  } finally {
+    t.done();
+  }
+});
+
 test('refuses clearly: not root, no tracefs, lockdown, no xrun symbol; nothing is left behind', async () => {
   const notRoot = setup({ extra: { euid: 1000 } });
   try {
@@ -517,7 +533,7 @@ test('optional probe mode (the benchmark on a kernel without kprobe events) reco
     const s = await t.source.start();
     assert.equal(s.probe, null);
     assert.deepEqual(s.skipped, ['xrunhunt_rec:xrun (no kprobe_events on this kernel)']);
-    assert.equal(s.events.length, STOCK_EVENTS.length);
+    assert.equal(s.events.length, RECORDED.length);
     await t.source.close();
     assert.equal(t.kernel.instance, null);
   } finally {
@@ -615,6 +631,10 @@ test('pure helpers: line heads, recorder hits, sound IRQs, CPU masks, buffer siz
   assert.equal(cpuMaskHex([0, 35]), '8,00000001');
   assert.equal(recorderBufferKb(8000, 2), 1280);
   assert.equal(recorderBufferKb(10, 1), 256);
+  // The drain at close: 2 × lag + 5 s, within 10–60 s.
+  assert.equal(recorderDrainMs(null), 10_000);
+  assert.equal(recorderDrainMs(20.6), 46_200);
+  assert.equal(recorderDrainMs(120), 60_000);
   // Two probes named xrun: the recorder's is the second in both lists.
   const events = 'p:xrunhunt/xrun __snd_pcm_xrun\np:xrunhunt_rec/xrun __snd_pcm_xrun\n';
   const profile =

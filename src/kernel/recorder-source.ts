@@ -38,6 +38,7 @@ import {
   recorderPaths,
   addRingBufferStats,
   parseTraceLineHead,
+  recorderDrainMs,
   recorderProbeHits,
 } from './recorder-setup.js';
 import type { RecorderEventName, RingBufferLoss, SoundIrq } from './recorder-setup.js';
@@ -56,12 +57,6 @@ import { readTracePipe } from './trace-pipe-reader.js';
 const READ_BUFFER_BYTES = 256 * 1024;
 /** A "line" longer than this is not ftrace text: it is dropped and counted, never kept. */
 const MAX_LINE_BYTES = 64 * 1024;
-/**
- * At close, what the kernel wrote before recording stopped is still read, for at most this long:
- * a reader behind by a second or two (a guest under TCG, a loaded host) would otherwise lose
- * the hits of the run's last seconds without any counter saying so.
- */
-export const RECORDER_DRAIN_MS = 10_000;
 
 export { RECORDER_JOURNAL_PART };
 
@@ -82,7 +77,7 @@ export interface RecorderSourceOptions {
   /** Record only these CPUs (tracing_cpumask of the instance); all CPUs when absent. */
   cpus?: readonly number[];
   bufferKb?: number;
-  /** How long close() may drain the backlog (ms); RECORDER_DRAIN_MS by default. */
+  /** How long close() may drain the backlog (ms); recorderDrainMs of the reader's lag by default. */
   drainMs?: number;
   sysRoot?: string;
   procRoot?: string;
@@ -285,7 +280,7 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
         onLines: handleLines,
         onBytes: (n) => (counts.bytes += n),
         onOverlong: () => counts.droppedLines++,
-        drainMs: options.drainMs ?? RECORDER_DRAIN_MS,
+        drainMs: () => options.drainMs ?? recorderDrainMs(counts.lagAtStopSeconds),
         onDrained: (emptied, n) => {
           counts.drainEmptied = emptied;
           counts.drainedLines = n;
@@ -411,6 +406,7 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
     if (point) wanted.push(RECORDER_XRUN_EVENT);
     const events: string[] = [];
     for (const e of wanted) {
+      if (e.onlyWithout && events.includes(e.onlyWithout)) continue;
       const enable = p.enable(e);
       if (!exists(enable)) {
         if (e === RECORDER_XRUN_EVENT) throw fail(enable, errnoWith('ENOENT'));

@@ -39,7 +39,7 @@ export interface TracePipeReaderOptions {
    * Once stopped, keep reading (no sleeps) until the pipe is empty or this many ms passed: what
    * the kernel wrote before the stop still arrives. Without it the reader ends at once.
    */
-  drainMs?: number;
+  drainMs?: number | (() => number);
   /** Called once when the drain ends: whether the pipe was emptied, and the lines it gave. */
   onDrained?: (emptied: boolean, lines: number) => void;
   /** The clock of the drain's deadline (ms); performance.now by default. */
@@ -74,7 +74,7 @@ export async function readTracePipe(o: TracePipeReaderOptions): Promise<void> {
     if (o.drainMs === undefined) return true;
     if (drainEnd === null) {
       // At least one batch after the stop: the last one may have been read before it.
-      drainEnd = now() + o.drainMs;
+      drainEnd = now() + (typeof o.drainMs === 'number' ? o.drainMs : o.drainMs());
       return false;
     }
     if (!empty && now() < drainEnd) return false;

@@ -79,6 +79,8 @@ export class RecorderWindows {
   private lastTs = 0;
   private lastCpu = 0;
   private pending: PendingHit[] = [];
+  /** Lines per event name (`sched_switch`, `<stack trace>`, …; stack frames as ` =>`): what dominates the stream. */
+  readonly byEvent = new Map<string, number>();
   private readonly first: RecorderWindow[] = [];
   private last: RecorderWindow[] = [];
   readonly counts: RecorderWindowCounts = {
@@ -98,6 +100,8 @@ export class RecorderWindows {
 
   push(line: string): void {
     const head = parseTraceLineHead(line);
+    const name = head ? head.name : line.startsWith(' =>') ? ' =>' : 'other';
+    this.byEvent.set(name, (this.byEvent.get(name) ?? 0) + 1);
     if (head) {
       this.lastTs = head.ts;
       this.lastCpu = head.cpu;

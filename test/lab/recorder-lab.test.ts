@@ -27,6 +27,8 @@ interface Report {
     ringLost: number | null;
     windowsKept: number;
     bytes: number;
+    drained?: { lines: number; hits: number; emptied: boolean | null };
+    readerLag?: { maxSeconds: number; atStopSeconds: number | null };
     breakdown?: {
       unreadable: number;
       summary: {
@@ -106,7 +108,7 @@ test(
       const rec = report.recorder!;
       const kprobeXruns = report.events.filter((e) => e.kind === 'xrun').length;
       process.stderr.write(
-        `lab recorder debian hda 128/2 idle:8s lockup:10:irq: ${rec.hits} recorder hits of ${rec.probeHits} fired (kprobe_profile), ring lost ${rec.ringLost}; the kprobe backend delivered ${kprobeXruns} xruns; ${rec.windowsKept} windows, ${rec.lines} lines (${(rec.bytes / 1e6).toFixed(1)} MB), lost ${rec.lost}\n`,
+        `lab recorder debian hda 128/2 idle:8s lockup:10:irq: ${rec.hits} recorder hits of ${rec.probeHits} fired (kprobe_profile), ring lost ${rec.ringLost}; the kprobe backend delivered ${kprobeXruns} xruns; ${rec.windowsKept} windows, ${rec.lines} lines (${(rec.bytes / 1e6).toFixed(1)} MB), lost ${rec.lost}; drained at the end ${rec.drained?.lines} lines with ${rec.drained?.hits} hits (emptied ${rec.drained?.emptied}), reader lag max ${rec.readerLag?.maxSeconds.toFixed(1)} s\n`,
       );
       if (rec.breakdown)
         process.stderr.write(
@@ -125,23 +127,19 @@ test(
         'xrunhunt_rec:xrun',
       ])
         assert.ok(rec.events.includes(e), `${e} in ${rec.events.join(', ')}`);
-      // Ground truth: the recorder probe's own hit count (kprobe_profile, read just before it is
-      // removed). Measured under TCG: 656/891, 834/1541 (1626 LOST) and 1029/1478 fired hits
-      // reached trace_pipe, twice with no [LOST] line and no ring-buffer overrun or drop (the
-      // kprobe backend's buffer, same runs: 163, 166, 274) — a loss the kernel does not report,
-      // still unexplained (docs/recorder.md).
-      // Asserted: never more hits than fired, at least 10 XRUNs fired and 10 delivered.
+      // Ground truth: the recorder probe's own hit count (kprobe_profile, read once the probe is
+      // off at the end). Under TCG the reader falls behind the kernel (20.6 s after this phase,
+      // measured), and until the recorder drained its backlog at close, 22–94 % of the fired hits
+      // arrived with no loss the kernel reports: the rest were still unread in the buffer. Now
+      // every hit the ring buffer kept must arrive: ≥ 95 % of those fired.
       assert.ok(rec.probeHits !== null, `kprobe_profile unreadable\n${diag}`);
       assert.ok(
         rec.probeHits >= 10,
         `expected at least 10 XRUNs at 128-frame periods with lockups\n${diag}`,
       );
       assert.ok(rec.hits <= rec.probeHits, diag);
-      // The share delivered is not asserted: it varied from 42 % to 78 % over six runs with no
-      // loss the kernel reports (an open defect, docs/recorder.md), while the kprobe backend's
-      // own buffer delivered 497 of 497 in the same boot. At least 10 hits must arrive.
       assert.ok(
-        rec.hits >= 10,
+        rec.hits >= 0.95 * rec.probeHits,
         `recorder hits ${rec.hits} of ${rec.probeHits} fired (lost ${rec.lost}, ring ${rec.ringLost})\n${diag}`,
       );
       assert.equal(rec.windowsKept, Math.min(rec.hits, 400));
