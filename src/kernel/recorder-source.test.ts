@@ -608,6 +608,18 @@ test('pure helpers: line heads, recorder hits, sound IRQs, CPU masks, buffer siz
   const mark = '  node-1 [001] .....  93.000000: tracing_mark_write+0xdd/0x240: hello';
   assert.equal(parseTraceLineHead(mark)?.name, 'tracing_mark_write');
   assert.equal(parseTraceLineHead(' => __snd_pcm_xrun+0x5/0xc0'), null);
+  // A comm that looks like a CPU column, a line without the flags column, and non-events.
+  assert.deepEqual(
+    parseTraceLineHead('  my[1] job-12    [001] d..2.  5.250000: sched_switch: prev_comm=x'),
+    { cpu: 1, ts: 5.25, name: 'sched_switch' },
+  );
+  assert.deepEqual(parseTraceLineHead('cat-9 [003] 12.000001: softirq_entry: vec=1'), {
+    cpu: 3,
+    ts: 12.000001,
+    name: 'softirq_entry',
+  });
+  assert.equal(parseTraceLineHead('CPU:1 [LOST 42 EVENTS]'), null);
+  assert.equal(parseTraceLineHead('cat-9 [003] d..2. 12: no fraction'), null);
   assert.deepEqual(
     parseTraceLineHead(' irq/33-snd_hda_-159     [000] D..1.     8.573589: <stack trace>'),
     {

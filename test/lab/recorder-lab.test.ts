@@ -63,7 +63,7 @@ test(
     const out = join(mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')), 'results');
     const listing = `grep -c xrunhunt_rec ${T}/kprobe_events; ls ${T}/instances | grep -c '^xrunhunt-recorder$'; echo end`;
     const script = [
-      `echo "== session"; ${X} session --device ${DEVICE} --period 128 --periods 2 --phases idle:8s --capture kprobe --recorder on --out s1 --json > s1.json 2> s1.err; echo "rc=$?"`,
+      `echo "== session"; ${X} session --device ${DEVICE} --period 128 --periods 2 --phases idle:5s --capture kprobe --recorder on --out s1 --json > s1.json 2> s1.err; echo "rc=$?"`,
       `echo "== after"; ${listing}`,
       // A player to watch (restarted until the end: node starts slowly under TCG), then kill -9
       // the watch while the recorder is installed.
@@ -108,7 +108,7 @@ test(
       const rec = report.recorder!;
       const kprobeXruns = report.events.filter((e) => e.kind === 'xrun').length;
       process.stderr.write(
-        `lab recorder debian hda 128/2 idle:8s lockup:10:irq: ${rec.hits} recorder hits of ${rec.probeHits} fired (kprobe_profile), ring lost ${rec.ringLost}; the kprobe backend delivered ${kprobeXruns} xruns; ${rec.windowsKept} windows, ${rec.lines} lines (${(rec.bytes / 1e6).toFixed(1)} MB), lost ${rec.lost}; drained at the end ${rec.drained?.lines} lines with ${rec.drained?.hits} hits (emptied ${rec.drained?.emptied}), reader lag max ${rec.readerLag?.maxSeconds.toFixed(1)} s\n`,
+        `lab recorder debian hda 128/2 idle:5s lockup:10:irq: ${rec.hits} recorder hits of ${rec.probeHits} fired (kprobe_profile), ring lost ${rec.ringLost}; the kprobe backend delivered ${kprobeXruns} xruns; ${rec.windowsKept} windows, ${rec.lines} lines (${(rec.bytes / 1e6).toFixed(1)} MB), lost ${rec.lost}; drained at the end ${rec.drained?.lines} lines with ${rec.drained?.hits} hits (emptied ${rec.drained?.emptied}), reader lag max ${rec.readerLag?.maxSeconds.toFixed(1)} s\n`,
       );
       if (rec.breakdown)
         process.stderr.write(
