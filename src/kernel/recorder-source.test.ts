@@ -307,10 +307,7 @@ test('start journals every change before making it, in the order probe, instance
       'trigger+ xrunhunt_rec/xrun stacktrace',
       'trigger+ irq/irq_handler_entry stacktrace if irq==33',
     ]);
-    assert.deepEqual(s.events, [
-      ...RECORDED.map((e) => e.replace('/', ':')),
-      'xrunhunt_rec:xrun',
-    ]);
+    assert.deepEqual(s.events, [...RECORDED.map((e) => e.replace('/', ':')), 'xrunhunt_rec:xrun']);
     assert.deepEqual(s.irqs, [{ irq: 33, name: 'snd_hda_intel:card0' }]);
     assert.equal(s.probe, 'p:xrunhunt_rec/xrun __snd_pcm_xrun');
     const { journals } = findJournals(t.journalDir, { io: t.kernel });
@@ -319,11 +316,7 @@ test('start journals every change before making it, in the order probe, instance
       [
         ['append', '/kprobe_events', '-:xrunhunt_rec/xrun'],
         ['rmdir', '/instances/xrunhunt-recorder', ''],
-        ...RECORDED.map((e) => [
-          'value',
-          `/instances/xrunhunt-recorder/events/${e}/enable`,
-          '0',
-        ]),
+        ...RECORDED.map((e) => ['value', `/instances/xrunhunt-recorder/events/${e}/enable`, '0']),
         ['value', '/instances/xrunhunt-recorder/events/xrunhunt_rec/xrun/enable', '0'],
         ['append', '/instances/xrunhunt-recorder/events/xrunhunt_rec/xrun/trigger', '!stacktrace'],
         [
