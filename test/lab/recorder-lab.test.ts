@@ -128,20 +128,33 @@ test(
       ])
         assert.ok(rec.events.includes(e), `${e} in ${rec.events.join(', ')}`);
       // Ground truth: the recorder probe's own hit count (kprobe_profile, read once the probe is
-      // off at the end). Under TCG the reader falls behind the kernel (20.6 s after an 8 s phase,
-      // measured), and until the recorder drained its backlog at close, 22–94 % of the fired hits
-      // arrived with no loss the kernel reports: the rest were still unread in the buffer. Now
-      // every hit the ring buffer kept must arrive: ≥ 95 % of those fired.
+      // off at the end). Under TCG the reader falls behind the kernel, and until the recorder
+      // drained its backlog at close, 22–94 % of the fired hits arrived with no loss the kernel
+      // reports: the rest were still unread in the buffer. Measured since (drain at close):
+      // host load 11, 8 s phase: 20.6 s behind, drained 353 of 382 delivered hits (10 s drain,
+      // cut); host load 22–25, 5 s phase: 31.6 s behind, drained 121,166 lines with 496 of the
+      // 508 delivered hits (emptied), 407 of 915 fired lost in 28,603 events the ring buffer
+      // overwrote and reported. Asserted: the drain empties the buffer, no hit is lost without
+      // the kernel reporting a loss at least that large, and with no reported loss ≥ 95 % arrive.
       assert.ok(rec.probeHits !== null, `kprobe_profile unreadable\n${diag}`);
       assert.ok(
         rec.probeHits >= 10,
         `expected at least 10 XRUNs at 128-frame periods with lockups\n${diag}`,
       );
       assert.ok(rec.hits <= rec.probeHits, diag);
+      assert.equal(rec.drained?.emptied, true, `the drain at close was cut\n${diag}`);
+      // The same overwritten events, as [LOST n] lines and as the per-CPU overrun counters.
+      const reported = Math.max(rec.ringLost ?? 0, rec.lost);
       assert.ok(
-        rec.hits >= 0.95 * rec.probeHits,
-        `recorder hits ${rec.hits} of ${rec.probeHits} fired (lost ${rec.lost}, ring ${rec.ringLost})\n${diag}`,
+        rec.hits + reported >= rec.probeHits,
+        `${rec.probeHits - rec.hits} hits lost, the kernel reported ${reported} lost events\n${diag}`,
       );
+      if (reported === 0)
+        assert.ok(
+          rec.hits >= 0.95 * rec.probeHits,
+          `recorder hits ${rec.hits} of ${rec.probeHits} fired with no reported loss\n${diag}`,
+        );
+      assert.ok(rec.hits >= 10, `recorder hits ${rec.hits} of ${rec.probeHits}\n${diag}`);
       assert.equal(rec.windowsKept, Math.min(rec.hits, 400));
       const txt = readFileSync(join(out, 's1', 'recorder.txt'), 'utf8');
       assert.match(txt, /^# xrunhunt flight recorder: \d+ xrun hit/);
