@@ -46,11 +46,13 @@ interface RunResult {
   lines: number;
   lost: number;
   bytes: number;
+  /** Lines per event name (what dominates the stream). */
+  byEvent: Map<string, number>;
 }
 
 // One measured run: the loads for `seconds`, with or without the recorder reading beside them.
 async function runOnce(recorder: boolean, journalDir: string): Promise<RunResult> {
-  const windows = new RecorderWindows(() => windowSeconds(0.005));
+  const windows = new RecorderWindows(() => windowSeconds(0.005), undefined, true);
   const source = recorder
     ? createRecorderSource({
         journalDir,
@@ -77,6 +79,7 @@ async function runOnce(recorder: boolean, journalDir: string): Promise<RunResult
     lines: source?.counts.lines ?? 0,
     lost: source?.counts.lostEvents ?? 0,
     bytes: source?.counts.bytes ?? 0,
+    byEvent: windows.byEvent,
   };
 }
 
@@ -138,6 +141,15 @@ try {
       const mbPerS = on.reduce((a, r) => a + r.bytes, 0) / on.length / seconds / 1e6;
       console.log(
         `${scenario}: throughput on/off io ${ioRatio.toFixed(3)}, cpu ${cpuRatio.toFixed(3)}, combined ${ratio.toFixed(3)} (goal ≥ 0.95) ${ratio >= 0.95 ? 'PASS' : 'FAIL'}; reader CPU ${reader.toFixed(1)} ms/s (${(reader / 10).toFixed(2)} % of one core); ${eventsPerS.toFixed(0)} events/s, ${mbPerS.toFixed(2)} MB/s of trace text; lost events ${lost}; load average ${loadavg()[0]!.toFixed(2)}`,
+      );
+      const byEvent = new Map<string, number>();
+      for (const r of on) for (const [k, n] of r.byEvent) byEvent.set(k, (byEvent.get(k) ?? 0) + n);
+      const total = [...byEvent.values()].reduce((a, n) => a + n, 0);
+      console.log(
+        `${scenario}: lines by event: ${[...byEvent]
+          .sort((a, b) => b[1] - a[1])
+          .map(([k, n]) => `${k.trim()} ${((100 * n) / Math.max(1, total)).toFixed(1)} %`)
+          .join(', ')}`,
       );
       if (!(ratio >= 0.95)) failed = true;
     } finally {

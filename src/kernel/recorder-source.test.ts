@@ -32,6 +32,7 @@ import {
   parseSoundIrqs,
   cpuMaskHex,
   recorderBufferKb,
+  recorderDrainMs,
   recorderPaths,
   recorderProbeHits,
   addRingBufferStats,
@@ -51,6 +52,8 @@ const STOCK_EVENTS = [
   'timer/hrtimer_expire_entry',
   'timer/hrtimer_expire_exit',
 ];
+/** What the recorder enables of them: sched_wakeup only on a kernel without sched_waking. */
+const RECORDED = STOCK_EVENTS.filter((e) => e !== 'sched/sched_wakeup');
 
 interface MockInstance {
   settings: Map<string, string>;
@@ -192,6 +195,7 @@ class MockTracefs implements SettingFileIo, TracefsFolderOps {
         [p.traceClock, '[local] global counter uptime perf mono mono_raw boot'],
         [p.symOffset, '0'],
         [p.cpumask, 'ff'],
+        [p.tracingOn, '1'],
       ]),
       enabled: new Set(),
       triggers: new Map(),
@@ -298,15 +302,12 @@ test('start journals every change before making it, in the order probe, instance
       'set /instances/xrunhunt-recorder/buffer_size_kb 2048',
       'set /instances/xrunhunt-recorder/trace_clock mono',
       'set /instances/xrunhunt-recorder/options/sym-offset 1',
-      ...STOCK_EVENTS.map((e) => `enable ${e} 1`),
+      ...RECORDED.map((e) => `enable ${e} 1`),
       'enable xrunhunt_rec/xrun 1',
       'trigger+ xrunhunt_rec/xrun stacktrace',
       'trigger+ irq/irq_handler_entry stacktrace if irq==33',
     ]);
-    assert.deepEqual(s.events, [
-      ...STOCK_EVENTS.map((e) => e.replace('/', ':')),
-      'xrunhunt_rec:xrun',
-    ]);
+    assert.deepEqual(s.events, [...RECORDED.map((e) => e.replace('/', ':')), 'xrunhunt_rec:xrun']);
     assert.deepEqual(s.irqs, [{ irq: 33, name: 'snd_hda_intel:card0' }]);
     assert.equal(s.probe, 'p:xrunhunt_rec/xrun __snd_pcm_xrun');
     const { journals } = findJournals(t.journalDir, { io: t.kernel });
@@ -315,11 +316,7 @@ test('start journals every change before making it, in the order probe, instance
       [
         ['append', '/kprobe_events', '-:xrunhunt_rec/xrun'],
         ['rmdir', '/instances/xrunhunt-recorder', ''],
-        ...STOCK_EVENTS.map((e) => [
-          'value',
-          `/instances/xrunhunt-recorder/events/${e}/enable`,
-          '0',
-        ]),
+        ...RECORDED.map((e) => ['value', `/instances/xrunhunt-recorder/events/${e}/enable`, '0']),
         ['value', '/instances/xrunhunt-recorder/events/xrunhunt_rec/xrun/enable', '0'],
         ['append', '/instances/xrunhunt-recorder/events/xrunhunt_rec/xrun/trigger', '!stacktrace'],
         [
@@ -344,10 +341,14 @@ test('close undoes it in the kernel’s order: triggers, events, instance, probe
     t.kernel.ops.length = 0;
     await t.source.close();
     assert.deepEqual(t.kernel.ops, [
+      // Recording stops first (no new hits, nothing new written), the backlog is drained …
+      'enable xrunhunt_rec/xrun 0',
+      'set /instances/xrunhunt-recorder/tracing_on 0',
+      // … then the teardown.
       'trigger- irq/irq_handler_entry',
       'trigger- xrunhunt_rec/xrun',
       'enable xrunhunt_rec/xrun 0',
-      ...[...STOCK_EVENTS].reverse().map((e) => `enable ${e} 0`),
+      ...[...RECORDED].reverse().map((e) => `enable ${e} 0`),
       'rmdir instance',
       'probe- xrunhunt_rec/xrun',
     ]);
@@ -446,6 +447,19 @@ test('events the kernel lacks are skipped and named; snd_pcm_stop is the fallbac
   }
 });
 
+test('sched_wakeup is the fallback: recorded only on a kernel without sched_waking', async () => {
+  const t = setup({ events: STOCK_EVENTS.filter((e) => e !== 'sched/sched_waking') });
+  try {
+    const s = await t.source.start();
+    assert.ok(s.events.includes('sched:sched_wakeup'), s.events.join(', '));
+    assert.ok(!s.events.includes('sched:sched_waking'));
+    assert.deepEqual(s.skipped, ['sched:sched_waking (not in this kernel)']);
+    await t.source.close();
+  } finally {
+    t.done();
+  }
+});
+
 test('refuses clearly: not root, no tracefs, lockdown, no xrun symbol; nothing is left behind', async () => {
   const notRoot = setup({ extra: { euid: 1000 } });
   try {
@@ -512,7 +526,7 @@ test('optional probe mode (the benchmark on a kernel without kprobe events) reco
     const s = await t.source.start();
     assert.equal(s.probe, null);
     assert.deepEqual(s.skipped, ['xrunhunt_rec:xrun (no kprobe_events on this kernel)']);
-    assert.equal(s.events.length, STOCK_EVENTS.length);
+    assert.equal(s.events.length, RECORDED.length);
     await t.source.close();
     assert.equal(t.kernel.instance, null);
   } finally {
@@ -538,14 +552,37 @@ test('trace_pipe lines reach onLine whole, with lines, lost events and bytes cou
       ' => __snd_pcm_xrun+0x5/0xc0 [snd_pcm]',
       'CPU:1 [LOST 42 EVENTS]',
     ]);
-    assert.deepEqual(t.source.counts, {
+    const { maxLagSeconds, lagAtStopSeconds, ...rest } = t.source.counts;
+    assert.deepEqual(rest, {
       lines: 4,
       lostEvents: 42,
       droppedLines: 0,
       bytes: Buffer.byteLength(a + b),
       probeHits: null, // the mock has no kprobe_profile
       ringLoss: null, // nor per_cpu stats
+      drainedLines: 0, // everything was read before close
+      drainEmptied: true,
     });
+    // The lines' times (8.57 s) are far behind this host's monotonic clock: a lag, not a crash.
+    assert.ok(maxLagSeconds > 0 && lagAtStopSeconds === maxLagSeconds);
+  } finally {
+    t.done();
+  }
+});
+
+test('close drains what the kernel wrote before recording stopped: a backlog is delivered, not dropped', async () => {
+  const t = setup();
+  try {
+    await t.source.start();
+    // The reader is in its poll sleep; these lines are in the "buffer" when close() starts.
+    const hit =
+      ' irq/33-snd_hda_-159     [000] D..1.     8.572607: xrun: (__snd_pcm_xrun+0x0/0xc0 [snd_pcm])\n';
+    appendFileSync(t.kernel.pipeFile, hit.repeat(500));
+    await t.source.close();
+    assert.equal(t.lines.length, 500);
+    assert.equal(t.source.counts.drainedLines, 500);
+    assert.equal(t.source.counts.drainEmptied, true);
+    assert.equal(t.kernel.instance, null, 'torn down after the drain');
   } finally {
     t.done();
   }
@@ -564,6 +601,18 @@ test('pure helpers: line heads, recorder hits, sound IRQs, CPU masks, buffer siz
   const mark = '  node-1 [001] .....  93.000000: tracing_mark_write+0xdd/0x240: hello';
   assert.equal(parseTraceLineHead(mark)?.name, 'tracing_mark_write');
   assert.equal(parseTraceLineHead(' => __snd_pcm_xrun+0x5/0xc0'), null);
+  // A comm that looks like a CPU column, a line without the flags column, and non-events.
+  assert.deepEqual(
+    parseTraceLineHead('  my[1] job-12    [001] d..2.  5.250000: sched_switch: prev_comm=x'),
+    { cpu: 1, ts: 5.25, name: 'sched_switch' },
+  );
+  assert.deepEqual(parseTraceLineHead('cat-9 [003] 12.000001: softirq_entry: vec=1'), {
+    cpu: 3,
+    ts: 12.000001,
+    name: 'softirq_entry',
+  });
+  assert.equal(parseTraceLineHead('CPU:1 [LOST 42 EVENTS]'), null);
+  assert.equal(parseTraceLineHead('cat-9 [003] d..2. 12: no fraction'), null);
   assert.deepEqual(
     parseTraceLineHead(' irq/33-snd_hda_-159     [000] D..1.     8.573589: <stack trace>'),
     {
@@ -587,6 +636,10 @@ test('pure helpers: line heads, recorder hits, sound IRQs, CPU masks, buffer siz
   assert.equal(cpuMaskHex([0, 35]), '8,00000001');
   assert.equal(recorderBufferKb(8000, 2), 1280);
   assert.equal(recorderBufferKb(10, 1), 256);
+  // The drain at close: 2 × lag + 5 s, within 10–60 s.
+  assert.equal(recorderDrainMs(null), 10_000);
+  assert.equal(recorderDrainMs(20.6), 46_200);
+  assert.equal(recorderDrainMs(120), 60_000);
   // Two probes named xrun: the recorder's is the second in both lists.
   const events = 'p:xrunhunt/xrun __snd_pcm_xrun\np:xrunhunt_rec/xrun __snd_pcm_xrun\n';
   const profile =

@@ -37,6 +37,8 @@ import {
   recorderKprobeRemoval,
   recorderPaths,
   addRingBufferStats,
+  parseTraceLineHead,
+  recorderDrainMs,
   recorderProbeHits,
 } from './recorder-setup.js';
 import type { RecorderEventName, RingBufferLoss, SoundIrq } from './recorder-setup.js';
@@ -75,6 +77,8 @@ export interface RecorderSourceOptions {
   /** Record only these CPUs (tracing_cpumask of the instance); all CPUs when absent. */
   cpus?: readonly number[];
   bufferKb?: number;
+  /** How long close() may drain the backlog (ms); recorderDrainMs of the reader's lag by default. */
+  drainMs?: number;
   sysRoot?: string;
   procRoot?: string;
   euid?: number;
@@ -113,6 +117,14 @@ export interface RecorderCounts {
   probeHits: number | null;
   /** What the ring buffer reported lost at close (per_cpu stats), null before. */
   ringLoss: RingBufferLoss | null;
+  /** Lines read after recording stopped at close (the backlog the reader was behind by). */
+  drainedLines: number;
+  /** Whether that drain emptied the buffer (false: its deadline cut it; null: no drain ran). */
+  drainEmptied: boolean | null;
+  /** How far the reader was behind the kernel: now − newest line's time, seconds, per batch. */
+  maxLagSeconds: number;
+  /** The same just before recording stopped at close. */
+  lagAtStopSeconds: number | null;
 }
 
 export interface RecorderSource {
@@ -162,7 +174,12 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
     bytes: 0,
     probeHits: null,
     ringLoss: null,
+    drainedLines: 0,
+    drainEmptied: null,
+    maxLagSeconds: 0,
+    lagAtStopSeconds: null,
   };
+  let lastLag: number | null = null;
   let setup: RecorderSetup | null = null;
   let journal: SettingsJournal | null = null;
   let fd: number | null = null;
@@ -193,15 +210,23 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
   };
   const onExit = (): void => void teardown();
 
-  // Before the probe and the instance go: the probe's true hit count and the buffer's own losses.
-  const readFinalCounts = (s: RecorderSetup): void => {
+  // The probe's true hit count (kprobe_profile), read once: at close once the probe is off, or
+  // at teardown on the other exit paths.
+  let probeHitsRead = false;
+  const readProbeHits = (s: RecorderSetup): void => {
+    if (probeHitsRead || !s.probe) return;
+    probeHitsRead = true;
     const p = recorderPaths(s.tracefs);
     try {
-      if (s.probe)
-        counts.probeHits = recorderProbeHits(io.read(p.kprobeEvents), io.read(p.kprobeProfile));
+      counts.probeHits = recorderProbeHits(io.read(p.kprobeEvents), io.read(p.kprobeProfile));
     } catch {
       counts.probeHits = null;
     }
+  };
+
+  // Before the probe and the instance go: the probe's true hit count and the buffer's own losses.
+  const readFinalCounts = (s: RecorderSetup): void => {
+    readProbeHits(s);
     try {
       let loss: RingBufferLoss = { overrun: 0, commitOverrun: 0, dropped: 0 };
       for (const cpu of readdirSync(join(s.instance, 'per_cpu')))
@@ -218,6 +243,32 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
       counts.lines++;
       options.onLine(line);
     }
+    // Not while draining at close: recording has stopped, the newest line only ages.
+    const lag = closed ? null : readerLag(lines, monoSeconds());
+    if (lag !== null) {
+      lastLag = lag;
+      if (lag > counts.maxLagSeconds) counts.maxLagSeconds = lag;
+    }
+  };
+
+  // Close, part one: no new hits (the probe's event off, so kprobe_profile stops counting) and
+  // nothing new recorded (the instance's tracing_on 0); the reader then drains what is left.
+  const stopRecording = (s: RecorderSetup): void => {
+    counts.lagAtStopSeconds = lastLag;
+    const p = recorderPaths(s.tracefs);
+    if (s.probe) {
+      try {
+        io.write(p.enable(RECORDER_XRUN_EVENT), '0');
+      } catch (err) {
+        warnings.push(`could not stop the recorder's probe before draining: ${errMsg(err)}`);
+      }
+    }
+    try {
+      io.write(p.tracingOn, '0');
+    } catch (err) {
+      warnings.push(`could not stop recording before draining: ${errMsg(err)}`);
+    }
+    readProbeHits(s);
   };
 
   const run = async (): Promise<void> => {
@@ -229,6 +280,11 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
         onLines: handleLines,
         onBytes: (n) => (counts.bytes += n),
         onOverlong: () => counts.droppedLines++,
+        drainMs: () => options.drainMs ?? recorderDrainMs(counts.lagAtStopSeconds),
+        onDrained: (emptied, n) => {
+          counts.drainEmptied = emptied;
+          counts.drainedLines = n;
+        },
         sleep,
         bufferBytes: READ_BUFFER_BYTES,
         maxLineBytes: MAX_LINE_BYTES,
@@ -350,6 +406,7 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
     if (point) wanted.push(RECORDER_XRUN_EVENT);
     const events: string[] = [];
     for (const e of wanted) {
+      if (e.onlyWithout && events.includes(e.onlyWithout)) continue;
       const enable = p.enable(e);
       if (!exists(enable)) {
         if (e === RECORDER_XRUN_EVENT) throw fail(enable, errnoWith('ENOENT'));
@@ -485,6 +542,7 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
     },
     async close() {
       if (closed) return;
+      if (setup && journal) stopRecording(setup);
       closed = true;
       await loop?.catch(() => undefined);
       const report = teardown();
@@ -494,6 +552,20 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
         );
     },
   };
+}
+
+/** CLOCK_MONOTONIC in seconds: the instance's trace_clock `mono`. */
+function monoSeconds(): number {
+  return Number(process.hrtime.bigint()) / 1e9;
+}
+
+/** now − the newest event line's time in a batch (seconds), null when it has no event line. */
+export function readerLag(lines: readonly string[], nowSeconds: number): number | null {
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const head = parseTraceLineHead(lines[i]!);
+    if (head) return Math.max(0, nowSeconds - head.ts);
+  }
+  return null;
 }
 
 /** An errno-carrying error for a file the kernel does not have. */

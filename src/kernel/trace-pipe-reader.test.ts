@@ -97,3 +97,67 @@ test('a real file descriptor: read to EOF, then poll until stopped; other errors
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('once stopped with drainMs, it reads on without sleeping until the pipe is empty', async () => {
+  const lines: string[] = [];
+  let stopped = false;
+  let drain: [boolean, number] | null = null;
+  const chunks = [null, Buffer.from('a\n'), Buffer.from('b\n'), null];
+  const read = chunkedRead(chunks);
+  await readTracePipe({
+    fd: () => 3,
+    stopped: () => stopped,
+    closing: () => false,
+    onLines: (l) => lines.push(...l),
+    // The stop comes during the first poll sleep: a and b were written before it.
+    sleep: async () => void (stopped = true),
+    bufferBytes: 64 * 1024,
+    maxLineBytes: 1024,
+    read,
+    drainMs: 1000,
+    onDrained: (emptied, n) => (drain = [emptied, n]),
+  });
+  assert.deepEqual(lines, ['a', 'b']);
+  assert.deepEqual(drain, [true, 2]);
+});
+
+test('a drain ends at its deadline when the pipe never empties, and says so', async () => {
+  let t = 0;
+  let drain: [boolean, number] | null = null;
+  let n = 0;
+  await readTracePipe({
+    fd: () => 3,
+    stopped: () => true,
+    closing: () => false,
+    onLines: () => undefined,
+    sleep: async () => undefined,
+    bufferBytes: 8192,
+    maxLineBytes: 1024,
+    // Always a full buffer of lines; each batch advances the clock 10 ms.
+    read: (_fd, buf, off, len) => {
+      t += 10;
+      n++;
+      return buf.write('x\n'.repeat(len / 2), off);
+    },
+    now: () => t,
+    drainMs: 100,
+    onDrained: (emptied, lines) => (drain = [emptied, lines]),
+  });
+  assert.equal(drain![0], false);
+  assert.ok(n >= 10 && n <= 12, `${n} reads in a 100 ms drain at 10 ms each`);
+});
+
+test('without drainMs a stopped reader ends at once, reading nothing more', async () => {
+  let reads = 0;
+  await readTracePipe({
+    fd: () => 3,
+    stopped: () => true,
+    closing: () => false,
+    onLines: () => undefined,
+    sleep: async () => undefined,
+    bufferBytes: 8192,
+    maxLineBytes: 1024,
+    read: () => ++reads,
+  });
+  assert.equal(reads, 0);
+});

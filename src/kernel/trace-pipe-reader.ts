@@ -35,6 +35,15 @@ export interface TracePipeReaderOptions {
   maxLineBytes: number;
   /** Reads into the buffer (tests may replace it); readSync by default. */
   read?: (fd: number, buf: Buffer, offset: number, length: number) => number;
+  /**
+   * Once stopped, keep reading (no sleeps) until the pipe is empty or this many ms passed: what
+   * the kernel wrote before the stop still arrives. Without it the reader ends at once.
+   */
+  drainMs?: number | (() => number);
+  /** Called once when the drain ends: whether the pipe was emptied, and the lines it gave. */
+  onDrained?: (emptied: boolean, lines: number) => void;
+  /** The clock of the drain's deadline (ms); performance.now by default. */
+  now?: () => number;
 }
 
 /** Reads until stopped; rethrows a read error other than EAGAIN (or EBADF/EINTR while closing). */
@@ -43,7 +52,8 @@ export async function readTracePipe(o: TracePipeReaderOptions): Promise<void> {
   const buf = Buffer.alloc(o.bufferBytes);
   const decoder = new StringDecoder('utf8');
   let partial = '';
-  const cut = (text: string): void => {
+  // Hands the whole lines on; returns how many while `counting` (the drain), else 0.
+  const cut = (text: string, counting = false): number => {
     const lines = (partial + text).split('\n');
     partial = lines.pop() ?? '';
     if (partial.length > o.maxLineBytes) {
@@ -52,30 +62,57 @@ export async function readTracePipe(o: TracePipeReaderOptions): Promise<void> {
     }
     const whole = lines.filter((l) => l !== '');
     if (whole.length > 0) o.onLines(whole);
+    return counting ? whole.length : 0;
+  };
+  const now = o.now ?? (() => performance.now());
+  let drainEnd: number | null = null;
+  let drained = 0;
+  // The loop's exit: at once when stopped without a drain; else once the pipe came back empty
+  // (`empty`) or the drain's deadline passed.
+  const finished = (empty: boolean): boolean => {
+    if (!o.stopped()) return false;
+    if (o.drainMs === undefined) return true;
+    if (drainEnd === null) {
+      // At least one batch after the stop: the last one may have been read before it.
+      drainEnd = now() + (typeof o.drainMs === 'number' ? o.drainMs : o.drainMs());
+      return false;
+    }
+    if (!empty && now() < drainEnd) return false;
+    o.onDrained?.(empty, drained);
+    return true;
   };
   try {
-    for (let fd = o.fd(); !o.stopped() && fd !== null; fd = o.fd()) {
+    let empty = false;
+    for (let fd = o.fd(); fd !== null && !finished(empty); fd = o.fd()) {
       o.beforeBatch?.();
       let total = 0;
+      empty = false;
       for (;;) {
         let n: number;
         try {
           n = read(fd, buf, total, buf.length - total);
         } catch (err) {
           const code = errnoCode(err);
-          if (code === 'EAGAIN' || code === 'EWOULDBLOCK') break;
+          if (code === 'EAGAIN' || code === 'EWOULDBLOCK') {
+            empty = true;
+            break;
+          }
           if (o.closing() && (code === 'EBADF' || code === 'EINTR')) break;
           throw err;
         }
-        if (n === 0) break;
+        if (n === 0) {
+          empty = true;
+          break;
+        }
         total += n;
         if (buf.length - total < MIN_READ_ROOM) break;
       }
       if (total > 0) {
         o.onBytes?.(total);
-        cut(decoder.write(buf.subarray(0, total)));
+        drained += cut(decoder.write(buf.subarray(0, total)), drainEnd !== null);
       }
-      if (buf.length - total >= MIN_READ_ROOM) await o.sleep(TRACE_PIPE_POLL_MS);
+      if (drainEnd === null && buf.length - total >= MIN_READ_ROOM)
+        await o.sleep(TRACE_PIPE_POLL_MS);
       else await new Promise((r) => setImmediate(r));
     }
   } finally {

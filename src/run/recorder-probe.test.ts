@@ -144,7 +144,13 @@ test('bounded: the ring keeps ~2 s and its caps, windows the first and last N, e
 });
 
 /** MOCK source: replays lines into onLine, as the real one does from trace_pipe. */
-function mockSource(lines: string[], fail?: Error, probeHits: number | null = null) {
+function mockSource(
+  lines: string[],
+  fail?: Error,
+  probeHits: number | null = null,
+  /** What close() "drains": lines handed over at close, whether that emptied the buffer, lag. */
+  drain?: { lines: string[]; emptied: boolean; lag: number },
+) {
   const seen: RecorderSourceOptions[] = [];
   let closed = 0;
   const create = (o: RecorderSourceOptions): RecorderSource => {
@@ -156,6 +162,10 @@ function mockSource(lines: string[], fail?: Error, probeHits: number | null = nu
       bytes: 0,
       probeHits: null as number | null,
       ringLoss: null,
+      drainedLines: 0,
+      drainEmptied: null as boolean | null,
+      maxLagSeconds: 0,
+      lagAtStopSeconds: null as number | null,
     };
     return {
       setup: null,
@@ -184,6 +194,14 @@ function mockSource(lines: string[], fail?: Error, probeHits: number | null = nu
       async close() {
         closed++;
         counts.probeHits = probeHits;
+        if (drain) {
+          counts.lagAtStopSeconds = drain.lag;
+          counts.maxLagSeconds = drain.lag;
+          for (const l of drain.lines) o.onLine(l);
+          counts.lines += drain.lines.length;
+          counts.drainedLines = drain.lines.length;
+          counts.drainEmptied = drain.emptied;
+        }
       },
     };
   };
@@ -318,6 +336,29 @@ test('hits the kernel fired but trace_pipe never delivered are counted and warne
     c.said.includes(
       'warn: flight recorder: its probe fired 3 times but 1 hits reached trace_pipe; 2 were lost without the ring buffer reporting it (those XRUNs have no window)',
     ),
+    c.said.join('\n'),
+  );
+});
+
+test('hits read from the backlog at close count as drained; a drain cut by its deadline is warned about', async () => {
+  const lines = fixtureLines();
+  const m = mockSource([], undefined, 1, { lines, emptied: false, lag: 12.5 });
+  const p = createRecorderProbe({
+    ...base,
+    mode: 'on',
+    createSource: m.create,
+    unavailable: () => null,
+  });
+  const c = ctx();
+  await p.apply!(c);
+  await p.restore!(c);
+  const s = p.status();
+  assert.equal(s.hits, 1);
+  assert.equal(s.windowsKept, 1);
+  assert.deepEqual(s.drained, { lines: lines.length, hits: 1, emptied: false });
+  assert.deepEqual(s.readerLag, { maxSeconds: 12.5, atStopSeconds: 12.5 });
+  assert.ok(
+    c.said.some((w) => /was 12\.5 s behind at the end and could not read it all/.test(w)),
     c.said.join('\n'),
   );
 });

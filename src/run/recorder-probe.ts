@@ -74,6 +74,7 @@ export function createRecorderProbe(o: RecorderProbeOptions): RecorderProbe {
       : 'not started';
   let events: string[] = [];
   let skipped: string[] = [];
+  let hitsBeforeClose: number | null = null;
 
   return {
     name: 'flight recorder',
@@ -92,6 +93,19 @@ export function createRecorderProbe(o: RecorderProbeOptions): RecorderProbe {
       windowsKept: kept.counts.windowsKept,
       windowsTruncated: kept.counts.windowsTruncated,
       bytes: source?.counts.bytes ?? 0,
+      ...(source && hitsBeforeClose !== null
+        ? {
+            drained: {
+              lines: source.counts.drainedLines,
+              hits: kept.counts.hits - hitsBeforeClose,
+              emptied: source.counts.drainEmptied,
+            },
+            readerLag: {
+              maxSeconds: source.counts.maxLagSeconds,
+              atStopSeconds: source.counts.lagAtStopSeconds,
+            },
+          }
+        : {}),
     }),
 
     async apply(ctx: RunContext) {
@@ -137,11 +151,16 @@ export function createRecorderProbe(o: RecorderProbeOptions): RecorderProbe {
 
     async restore(ctx: RunContext) {
       if (!source) return;
+      hitsBeforeClose = kept.counts.hits;
       await source.close();
       kept.finish();
       for (const w of source.warnings)
         ctx.notes.warn(w.startsWith('flight recorder') ? w : `flight recorder: ${w}`);
       const c = source.counts;
+      if (c.drainEmptied === false)
+        ctx.notes.warn(
+          `flight recorder: the reader was ${(c.lagAtStopSeconds ?? 0).toFixed(1)} s behind at the end and could not read it all in time: the last XRUNs may have no window`,
+        );
       if (c.lostEvents > 0)
         ctx.notes.warn(
           `flight recorder: the trace buffer dropped ${c.lostEvents} events (the reader fell behind): windows around those XRUNs are incomplete`,

@@ -84,6 +84,11 @@ export class RecorderWindows {
   private lastTs = 0;
   private lastCpu = 0;
   private pending: PendingHit[] = [];
+  /**
+   * Lines per event name (`sched_switch`, `<stack trace>`, …; stack frames as ` =>`), counted
+   * only when the census was asked for (the benchmark: what dominates the stream).
+   */
+  readonly byEvent = new Map<string, number>();
   private readonly first: RecorderWindow[] = [];
   private last: RecorderWindow[] = [];
   /** Kept windows still collecting their `after` lines, until trace time `until`. */
@@ -101,10 +106,16 @@ export class RecorderWindows {
     /** W for a hit, asked when it is seen (the buffer time is known once playback opened). */
     private readonly windowFor: () => number,
     private readonly limits: RecorderWindowLimits = DEFAULT_WINDOW_LIMITS,
+    /** Count lines per event name into byEvent. */
+    private readonly census = false,
   ) {}
 
   push(line: string): void {
     const head = parseTraceLineHead(line);
+    if (this.census) {
+      const name = head ? head.name : line.startsWith(' =>') ? ' =>' : 'other';
+      this.byEvent.set(name, (this.byEvent.get(name) ?? 0) + 1);
+    }
     if (head) {
       this.lastTs = head.ts;
       this.lastCpu = head.cpu;

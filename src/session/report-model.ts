@@ -188,6 +188,13 @@ export interface RecorderStatus {
   windowsKept: number;
   windowsTruncated: number;
   bytes: number;
+  /**
+   * What was still unread when recording stopped at the end and was read then (the reader's
+   * backlog): lines, and the hits among them. Absent in reports of older versions.
+   */
+  drained?: { lines: number; hits: number; emptied: boolean | null };
+  /** How far the reader was behind the kernel, seconds: the most, and just before the end. */
+  readerLag?: { maxSeconds: number; atStopSeconds: number | null };
   /** The per-XRUN latency breakdowns of the kept windows (absent when off or not asked). */
   breakdown?: RecorderExplanation;
 }

@@ -27,6 +27,8 @@ interface Report {
     ringLost: number | null;
     windowsKept: number;
     bytes: number;
+    drained?: { lines: number; hits: number; emptied: boolean | null };
+    readerLag?: { maxSeconds: number; atStopSeconds: number | null };
     breakdown?: {
       unreadable: number;
       summary: {
@@ -56,12 +58,12 @@ const skip = await debianLabSkip('debian');
 
 test(
   'Debian kernel, HDA, threadirqs, interrupts-off lockup injected: --recorder on sees the XRUNs with a window each, its breakdown ranks the injected code first, and a kill -9 is undone at the next start',
-  { skip, timeout: 720_000 },
+  { skip, timeout: 840_000 },
   async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')), 'results');
     const listing = `grep -c xrunhunt_rec ${T}/kprobe_events; ls ${T}/instances | grep -c '^xrunhunt-recorder$'; echo end`;
     const script = [
-      `echo "== session"; ${X} session --device ${DEVICE} --period 128 --periods 2 --phases idle:8s --capture kprobe --recorder on --out s1 --json > s1.json 2> s1.err; echo "rc=$?"`,
+      `echo "== session"; ${X} session --device ${DEVICE} --period 128 --periods 2 --phases idle:5s --capture kprobe --recorder on --out s1 --json > s1.json 2> s1.err; echo "rc=$?"`,
       `echo "== after"; ${listing}`,
       // A player to watch (restarted until the end: node starts slowly under TCG), then kill -9
       // the watch while the recorder is installed.
@@ -92,10 +94,10 @@ test(
           out,
           '--timeout',
           // Boot took 57 s and the whole script 5–6 min under TCG at host load 9–13 (tsx compiles
-          // the CLI three times in the guest).
-          '10m',
+          // the CLI three times in the guest); the drain at the session's end adds 10–30 s.
+          '12m',
         ],
-        timeoutMs: 660_000,
+        timeoutMs: 780_000,
       });
       assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
       const s = sections(r.stdout);
@@ -106,7 +108,7 @@ test(
       const rec = report.recorder!;
       const kprobeXruns = report.events.filter((e) => e.kind === 'xrun').length;
       process.stderr.write(
-        `lab recorder debian hda 128/2 idle:8s lockup:10:irq: ${rec.hits} recorder hits of ${rec.probeHits} fired (kprobe_profile), ring lost ${rec.ringLost}; the kprobe backend delivered ${kprobeXruns} xruns; ${rec.windowsKept} windows, ${rec.lines} lines (${(rec.bytes / 1e6).toFixed(1)} MB), lost ${rec.lost}\n`,
+        `lab recorder debian hda 128/2 idle:5s lockup:10:irq: ${rec.hits} recorder hits of ${rec.probeHits} fired (kprobe_profile), ring lost ${rec.ringLost}; the kprobe backend delivered ${kprobeXruns} xruns; ${rec.windowsKept} windows, ${rec.lines} lines (${(rec.bytes / 1e6).toFixed(1)} MB), lost ${rec.lost}; drained at the end ${rec.drained?.lines} lines with ${rec.drained?.hits} hits (emptied ${rec.drained?.emptied}), reader lag max ${rec.readerLag?.maxSeconds.toFixed(1)} s\n`,
       );
       if (rec.breakdown)
         process.stderr.write(
@@ -125,25 +127,34 @@ test(
         'xrunhunt_rec:xrun',
       ])
         assert.ok(rec.events.includes(e), `${e} in ${rec.events.join(', ')}`);
-      // Ground truth: the recorder probe's own hit count (kprobe_profile, read just before it is
-      // removed). Measured under TCG: 656/891, 834/1541 (1626 LOST) and 1029/1478 fired hits
-      // reached trace_pipe, twice with no [LOST] line and no ring-buffer overrun or drop (the
-      // kprobe backend's buffer, same runs: 163, 166, 274) — a loss the kernel does not report,
-      // still unexplained (docs/recorder.md).
-      // Asserted: never more hits than fired, at least 10 XRUNs fired and 10 delivered.
+      // Ground truth: the recorder probe's own hit count (kprobe_profile, read once the probe is
+      // off at the end). Under TCG the reader falls behind the kernel, and until the recorder
+      // drained its backlog at close, 22–94 % of the fired hits arrived with no loss the kernel
+      // reports: the rest were still unread in the buffer. Measured since (drain at close):
+      // host load 11, 8 s phase: 20.6 s behind, drained 353 of 382 delivered hits (10 s drain,
+      // cut); host load 22–25, 5 s phase: 31.6 s behind, drained 121,166 lines with 496 of the
+      // 508 delivered hits (emptied), 407 of 915 fired lost in 28,603 events the ring buffer
+      // overwrote and reported. Asserted: the drain empties the buffer, no hit is lost without
+      // the kernel reporting a loss at least that large, and with no reported loss ≥ 95 % arrive.
       assert.ok(rec.probeHits !== null, `kprobe_profile unreadable\n${diag}`);
       assert.ok(
         rec.probeHits >= 10,
         `expected at least 10 XRUNs at 128-frame periods with lockups\n${diag}`,
       );
       assert.ok(rec.hits <= rec.probeHits, diag);
-      // The share delivered is not asserted: it varied from 42 % to 78 % over six runs with no
-      // loss the kernel reports (an open defect, docs/recorder.md), while the kprobe backend's
-      // own buffer delivered 497 of 497 in the same boot. At least 10 hits must arrive.
+      assert.equal(rec.drained?.emptied, true, `the drain at close was cut\n${diag}`);
+      // The same overwritten events, as [LOST n] lines and as the per-CPU overrun counters.
+      const reported = Math.max(rec.ringLost ?? 0, rec.lost);
       assert.ok(
-        rec.hits >= 10,
-        `recorder hits ${rec.hits} of ${rec.probeHits} fired (lost ${rec.lost}, ring ${rec.ringLost})\n${diag}`,
+        rec.hits + reported >= rec.probeHits,
+        `${rec.probeHits - rec.hits} hits lost, the kernel reported ${reported} lost events\n${diag}`,
       );
+      if (reported === 0)
+        assert.ok(
+          rec.hits >= 0.95 * rec.probeHits,
+          `recorder hits ${rec.hits} of ${rec.probeHits} fired with no reported loss\n${diag}`,
+        );
+      assert.ok(rec.hits >= 10, `recorder hits ${rec.hits} of ${rec.probeHits}\n${diag}`);
       assert.equal(rec.windowsKept, Math.min(rec.hits, 400));
       const txt = readFileSync(join(out, 's1', 'recorder.txt'), 'utf8');
       assert.match(txt, /^# xrunhunt flight recorder: \d+ xrun hit/);
