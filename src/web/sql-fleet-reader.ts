@@ -50,6 +50,7 @@ const emptyClasses = (): Record<BundleOffenderClass, number> => ({
   idle: 0,
   user: 0,
   none: 0,
+  'detector-only': 0,
 });
 
 const isClass = (c: string): c is BundleOffenderClass =>
