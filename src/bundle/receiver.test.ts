@@ -159,7 +159,10 @@ test('GET /schema serves format 2, /schema?v=1 the frozen format 1 file, an unkn
     assert.match(doc.$id, /bundle-v2\.schema\.json$/);
     const v1 = await fetch(`${url}schema?v=1`);
     assert.equal(v1.status, 200);
-    const v1File = readFileSync(new URL('../../schema/bundle-v1.schema.json', import.meta.url), 'utf8');
+    const v1File = readFileSync(
+      new URL('../../schema/bundle-v1.schema.json', import.meta.url),
+      'utf8',
+    );
     assert.equal(await v1.text(), v1File);
     const none = await fetch(`${url}schema?v=9`);
     assert.equal(none.status, 404);

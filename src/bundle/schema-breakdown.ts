@@ -14,8 +14,7 @@ function oneOfWords<const T extends string[]>(values: T, description: string): T
   return Type.Union(members, { description }) as unknown as TUnion<Literals<T>>;
 }
 
-const text = (description: string, maxLength: number) =>
-  Type.String({ maxLength, description });
+const text = (description: string, maxLength: number) => Type.String({ maxLength, description });
 const opt = <T extends TSchema>(s: T) => Type.Optional(s);
 
 /** The most parts one breakdown keeps (the largest; smaller ones are dropped). */
@@ -76,7 +75,9 @@ export const BundleBreakdownPartSchema = Type.Object({
   kind: BreakdownPartKindSchema,
   name: text('Handler, softirq vector, task comm or a plain label.', 256),
   pid: opt(Type.Integer({ minimum: -1 })),
-  prio: opt(Type.Integer({ description: 'Kernel priority as ftrace prints it (< 100: real-time).' })),
+  prio: opt(
+    Type.Integer({ description: 'Kernel priority as ftrace prints it (< 100: real-time).' }),
+  ),
   cpu: opt(Type.Integer({ minimum: 0 })),
   ms: Type.Number({ minimum: 0, description: 'Net milliseconds (never negative).' }),
   share: Type.Number({ minimum: 0, description: 'ms / lateness.' }),

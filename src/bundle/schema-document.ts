@@ -34,7 +34,10 @@ export function publishedSchemaText(version: number): string | null {
   let text = frozen.get(version);
   if (text === undefined) {
     // src/bundle/ and dist/bundle/ both sit two levels below the package root.
-    text = readFileSync(new URL(`../../schema/${schemaFileName(version)}`, import.meta.url), 'utf8');
+    text = readFileSync(
+      new URL(`../../schema/${schemaFileName(version)}`, import.meta.url),
+      'utf8',
+    );
     frozen.set(version, text);
   }
   return text;

@@ -619,6 +619,7 @@ async function runWatch(
           rtPriority: null,
           playbackMs: durationMs,
           histograms: null,
+          kernelOffsetNs: capture.offsetNs,
         }),
         kind: 'watch',
       },

@@ -39,7 +39,10 @@ test('serve logs one JSON record per upload to --log-file, serves GET /schema; s
     );
     const v1 = await fetch(`${url}schema?v=1`);
     assert.equal(v1.status, 200);
-    assert.equal(await v1.text(), readFileSync(join(repoRoot, 'schema/bundle-v1.schema.json'), 'utf8'));
+    assert.equal(
+      await v1.text(),
+      readFileSync(join(repoRoot, 'schema/bundle-v1.schema.json'), 'utf8'),
+    );
     const good = readFileSync(join(FIX, 'session-ext4-writeback.json'));
     assert.equal((await fetch(url, { method: 'POST', body: good })).status, 201);
     assert.equal((await fetch(url, { method: 'POST', body: good })).status, 200);
