@@ -151,6 +151,8 @@ INSERT OR IGNORE INTO bundle_cards (bundle_id, card) SELECT id, 'unknown' FROM b
 // Schema 3 (bundle format 2): each event's flight recorder breakdown class and its largest
 // part, for the per-class ranking (class-ranking-sql.ts). Rows stored before stay NULL (no
 // breakdown), which is what a format 1 bundle has. Columns already there are left alone.
+const INDEX_3 =
+  'CREATE INDEX IF NOT EXISTS events_breakdown ON events (breakdown_class) WHERE breakdown_class IS NOT NULL';
 function migrateTo3(db: Database.Database): void {
   const have = new Set(
     (db.prepare('PRAGMA table_info(events)').all() as { name: string }[]).map((c) => c.name),
@@ -647,6 +649,8 @@ export function openFleetStore(path: string): FleetStore {
         })();
       }
     }
+    // After the migrations: a schema-2 store gets the column first.
+    db.exec(INDEX_3);
   } catch (err) {
     if (err instanceof XrunhuntError) throw err;
     if (isAddonLoadError(err)) throw sqliteMissing(err);

@@ -136,6 +136,7 @@ UPDATE meta SET value = '2' WHERE key = 'schema_version';
     sql: `
 ALTER TABLE events ADD COLUMN breakdown_class TEXT;
 ALTER TABLE events ADD COLUMN top_blocker TEXT;
+CREATE INDEX events_breakdown ON events (breakdown_class) WHERE breakdown_class IS NOT NULL;
 UPDATE meta SET value = '3' WHERE key = 'schema_version';
 `,
   },
