@@ -309,7 +309,7 @@ export const BundleSchema = Type.Object(
     $id: 'https://xrunhunt.invalid/schema/bundle-v2.schema.json',
     title: 'xrunhunt bundle, format version 2',
     description:
-      'One session, watch or analyze result of xrunhunt. Readers ignore unknown properties. Rules JSON Schema cannot say, checked by xrunhunt: createdAt parses as a date, phases[].endMs ≥ startMs, xruns[].kernelEventIndex < events.length, a breakdown\'s parts add up to at most its latenessMs + 5 %, at most 1024 breakdowns per bundle.',
+      "One session, watch or analyze result of xrunhunt. Readers ignore unknown properties. Rules JSON Schema cannot say, checked by xrunhunt: createdAt parses as a date, phases[].endMs ≥ startMs, xruns[].kernelEventIndex < events.length, a breakdown's parts add up to at most its latenessMs + 5 %, at most 1024 breakdowns per bundle.",
   },
 );
 

@@ -527,7 +527,10 @@ export class FleetStore {
       since: since === null ? null : '@since',
       cls: only === null ? null : '@cls',
     });
-    const params = { ...(since === null ? {} : { since }), ...(only === null ? {} : { cls: only }) };
+    const params = {
+      ...(since === null ? {} : { since }),
+      ...(only === null ? {} : { cls: only }),
+    };
     const totalsParams = since === null ? {} : { since };
     return buildClassRanking({
       sinceMs: since,
