@@ -121,7 +121,7 @@ test('a schema-2 SQLite store is upgraded in place to schema 3; old rows rank by
   s.ingest([item(load('session-ext4-writeback.json'))], 0);
   s.close();
   const db = new Sqlite(path);
-  db.exec(`ALTER TABLE events DROP COLUMN breakdown_class; ALTER TABLE events DROP COLUMN top_blocker;
+  db.exec(`DROP INDEX events_breakdown; ALTER TABLE events DROP COLUMN breakdown_class; ALTER TABLE events DROP COLUMN top_blocker;
     UPDATE meta SET value = '2' WHERE key = 'schema_version';`);
   db.close();
   s = openFleetStore(path);
