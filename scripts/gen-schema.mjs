@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes schema/bundle-v1.schema.json from the built TypeBox schema (dist/bundle/schema.js),
+// Writes schema/bundle-vN.schema.json (N = FORMAT_VERSION; older files stay as they are) from the built TypeBox schema (dist/bundle/schema.js),
 // the one source of the bundle format. Run by `npm run build`; the file is also checked in and
 // a test (src/bundle/schema-document.test.ts) fails when it differs from the generated text.
 // `--check` only compares and exits 1 when the checked-in file is stale.

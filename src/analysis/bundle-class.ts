@@ -1,6 +1,7 @@
-// The offender classes that session events and bundle format v1 know (kernel, idle, user,
-// none). `detector-only` is newer: until the bundle format carries it (with a version bump and
-// an upgrade path), it travels as `none`, which is what such events were before it existed.
+// The four offender classes of bundle format v1 and of the reports' class counters (kernel,
+// idle, user, none). `detector-only` is newer: bundles carry it since format 2, unfolded; the
+// four-class counters (the report's classShares, the TUI, watch's live ranking) still count it
+// as `none`, which is what such events were before it existed.
 import type { OffenderClass } from './types.js';
 
 /** An offender class in the vocabulary of session events and bundles v1. */

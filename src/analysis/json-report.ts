@@ -2,10 +2,13 @@
 // (one compact object per line, as each is found), then the ranking, the counts and the
 // warnings, which are only known at the end. Same keys and order as ever, so every reader of
 // the document works unchanged (new keys are only ever added: an event's `detection`, the
-// summary's `detectorOnly`); nothing but the ranking state is held in memory.
+// summary's `detectorOnly`, an event's `breakdown` and the document's `breakdown` summary when
+// any event carried one); nothing but the ranking state and the breakdowns is held in memory.
 import { terminalSafeJson } from '../text/untrusted-text.js';
 import type { Writable } from 'node:stream';
 import type { AnalysisResult, StreamedAnalysis, XrunEvent } from './types.js';
+import { summarizeBreakdowns } from '../recorder/breakdown-summary.js';
+import type { XrunBreakdown } from '../recorder/breakdown-types.js';
 
 /** An event as the `--json` document spells it (stable key order). */
 export function eventJson(e: XrunEvent): unknown {
@@ -20,6 +23,7 @@ export function eventJson(e: XrunEvent): unknown {
     ...(e.offenderIndex !== undefined ? { offenderIndex: e.offenderIndex } : {}),
     frames: e.frames,
     ...(e.detection !== undefined ? { detection: e.detection } : {}),
+    ...(e.breakdown !== undefined ? { breakdown: e.breakdown } : {}),
   };
 }
 
@@ -48,6 +52,7 @@ const FLUSH_CHARS = 1 << 20;
 export function createJsonReportWriter(out: Writable): JsonReportWriter {
   let pending = '{\n  "events": [';
   let count = 0;
+  const breakdowns: XrunBreakdown[] = [];
   let blocked: Promise<void> | null = null;
   const flush = (): void => {
     // A reader that went away (`| head`): nothing more to say, and nothing to crash on.
@@ -75,6 +80,7 @@ export function createJsonReportWriter(out: Writable): JsonReportWriter {
     event(e: XrunEvent): void {
       pending += `${count === 0 ? '\n' : ',\n'}    ${terminalSafeJson(JSON.stringify(eventJson(e)))}`;
       count++;
+      if (e.breakdown) breakdowns.push(e.breakdown);
       if (pending.length >= FLUSH_CHARS) flush();
     },
     async pace(): Promise<void> {
@@ -85,6 +91,10 @@ export function createJsonReportWriter(out: Writable): JsonReportWriter {
       pending += count === 0 ? '],\n' : '\n  ],\n';
       pending += `  "offenders": ${indent(terminalSafeJson(JSON.stringify(r.offenders, null, 2)))},\n`;
       pending += `  "summary": ${indent(terminalSafeJson(JSON.stringify(r.summary, null, 2)))},\n`;
+      if (breakdowns.length > 0) {
+        const s = summarizeBreakdowns(breakdowns);
+        pending += `  "breakdown": ${indent(terminalSafeJson(JSON.stringify(s, null, 2)))},\n`;
+      }
       pending += `  "warnings": ${indent(terminalSafeJson(JSON.stringify(r.warnings, null, 2)))}\n}\n`;
       flush();
       if (blocked) await blocked;

@@ -3,6 +3,9 @@
 import type { AnalysisResult, Frame, OffenderRank, StreamedAnalysis, XrunEvent } from './types.js';
 import { renderExplanation } from './classify.js';
 import { detectorOnlySentences } from './detector-only-text.js';
+import { breakdownLines, summaryLines } from '../recorder/breakdown-text.js';
+import { summarizeBreakdowns } from '../recorder/breakdown-summary.js';
+import type { XrunBreakdown } from '../recorder/breakdown-types.js';
 
 export interface ReportOptions {
   /** Offenders shown in the ranking (default 10). */
@@ -208,13 +211,50 @@ export function renderReportEvent(e: XrunEvent, format: HumanFormat, explain = f
     for (const l of explanation) out.push(`  - ${l.trim()}`);
     if (e.frames.length > 0)
       out.push('', '  ```', ...stackLines(e).map((l) => `  ${l}`), '  ```', '');
+    if (e.breakdown) {
+      const lines = breakdownLines(e.breakdown, { maxParts: 6 });
+      out.push(
+        '  - latency breakdown (flight recorder):',
+        '',
+        '  ```',
+        ...lines.map((l) => `  ${l}`),
+        '  ```',
+        '',
+      );
+    }
     return out.join('\n') + '\n';
   }
   const out = ['', `  ${eventTitle(e)}`, `     ${e.header}`];
   if (e.offender.reason) out.push(`     why: ${e.offender.reason}`);
   for (const l of explanation) out.push(`     ${l}`);
   for (const l of stackLines(e)) out.push(`   ${l}`);
+  if (e.breakdown) {
+    out.push('     latency breakdown (flight recorder):');
+    for (const l of breakdownLines(e.breakdown, { maxParts: 6 })) out.push(`       ${l}`);
+  }
   return out.join('\n') + '\n';
+}
+
+/**
+ * The breakdown section after the events (analyze of format 2 bundles): the same summary lines a
+ * session prints (recorder/breakdown-text.ts); empty when no event carried a breakdown.
+ */
+export function renderBreakdownSection(
+  breakdowns: readonly XrunBreakdown[],
+  format: HumanFormat,
+): string {
+  if (breakdowns.length === 0) return '';
+  const lines = summaryLines(summarizeBreakdowns(breakdowns));
+  if (format === 'markdown')
+    return ['', '### Latency breakdown (flight recorder)', '', '```', ...lines, '```', ''].join(
+      '\n',
+    );
+  return [
+    '',
+    '  latency breakdown (flight recorder; docs/recorder.md "Reading a breakdown"):',
+    ...lines.map((l) => `    ${l}`),
+    '',
+  ].join('\n');
 }
 
 /** The line after a shortened event list; empty when every event was listed. */
@@ -229,7 +269,12 @@ function renderWhole(r: AnalysisResult, format: HumanFormat, opts: ReportOptions
   const shown = opts.verbose ? r.events : r.events.slice(0, DEFAULT_EVENTS_SHOWN);
   let s = renderReportHead(r, format, opts);
   for (const e of shown) s += renderReportEvent(e, format, opts.verbose === true);
-  return s + renderReportTail(shown.length, r.events.length, format);
+  const breakdowns = r.events.flatMap((e) => (e.breakdown ? [e.breakdown] : []));
+  return (
+    s +
+    renderReportTail(shown.length, r.events.length, format) +
+    renderBreakdownSection(breakdowns, format)
+  );
 }
 
 /** Plain-text report: conclusion, ranking, then each event with its normalised stack. */

@@ -15,11 +15,13 @@ import {
   renderReportEvent,
   renderReportHead,
   renderReportTail,
+  renderBreakdownSection,
   type HumanFormat,
   type ReportOptions,
 } from './report.js';
 import { createTextSpool } from './text-spool.js';
 import type { StreamedAnalysis, XrunEvent } from './types.js';
+import type { XrunBreakdown } from '../recorder/breakdown-types.js';
 
 export type AnalyzeReportFormat = HumanFormat | 'json';
 
@@ -106,10 +108,12 @@ async function writeReport(
   try {
     let listed = 0;
     const first: string[] = [];
+    const breakdowns: XrunBreakdown[] = [];
     const r = await streamAnalyzeFiles(inputs, io, {
       ...options,
       onEvent: (ev) => {
         also?.(ev);
+        if (ev.breakdown) breakdowns.push(ev.breakdown);
         if (spool) {
           spool.append(renderReportEvent(ev, format, true));
           listed++;
@@ -126,6 +130,7 @@ async function writeReport(
     if (spool) await spool.copyTo(io.stdout);
     else write(first.join(''));
     write(renderReportTail(listed, r.summary.events, format));
+    write(renderBreakdownSection(breakdowns, format));
     await drained(io.stdout);
     return r;
   } finally {

@@ -1,5 +1,6 @@
 // The analysis result types every other part (session, bundle, aggregate) builds on.
 import type { Frame } from '../kernel/frame.js';
+import type { XrunBreakdown } from '../recorder/breakdown-types.js';
 
 export type { Frame, FrameContext } from '../kernel/frame.js';
 
@@ -88,6 +89,8 @@ export interface XrunEvent {
   offenderIndex?: number;
   /** Which context noticed the XRUN, and which task (absent on events built by older code). */
   detection?: Detection;
+  /** The flight recorder's latency breakdown, when the input (a format 2 bundle) carried one. */
+  breakdown?: XrunBreakdown;
 }
 
 export interface OffenderRank {

@@ -2,6 +2,7 @@
 // facts the ranking groups by (kernel, driver of the card that raised it, preemption model,
 // load kind of the phase it happened in), so ranking is one GROUP BY, not a re-read.
 import type { Bundle, BundleCard, BundleEvent } from './schema.js';
+import type { BundleBreakdownPart } from './schema-breakdown.js';
 
 export interface BundleRow {
   hash: string;
@@ -41,13 +42,29 @@ export interface EventRow {
   card: string;
   /** JSON array of frames; stored once per distinct stack. */
   framesJson: string;
+  /** The flight recorder breakdown's class (format 2), null when the event has none. */
+  breakdownClass: string | null;
+  /** Its largest part as blockerLabel() says it, null without a breakdown. */
+  topBlocker: string | null;
+}
+
+/**
+ * The key a breakdown's largest part is ranked by across the fleet: kind and name, and for a
+ * task its priority ("task dd (prio 120)", "irq snd_hda_intel:card0", "irq-latency test_unlock").
+ * Pids are left out: they change between runs, comms do not.
+ */
+export function blockerLabel(p: BundleBreakdownPart): string {
+  return p.kind === 'task' && p.prio !== undefined
+    ? `task ${p.name} (prio ${p.prio})`
+    : `${p.kind} ${p.name}`;
 }
 
 /** The card index in a PCM name like "pcmC1D0p", or null. */
 /**
  * One event's values in the `events` table's column order (bundle_id, idx, kind, class,
  * function, module, signature, phase, load_kind, driver, stack_id, machine, kernel_release,
- * preempt, created_ms, card, capture_backend): the one order both stores insert in.
+ * preempt, created_ms, card, capture_backend, breakdown_class, top_blocker): the one order
+ * both stores insert in.
  */
 export function eventColumnValues(
   bundleId: number,
@@ -74,6 +91,8 @@ export function eventColumnValues(
     b.createdMs,
     e.card,
     b.captureBackend,
+    e.breakdownClass,
+    e.topBlocker,
   ];
 }
 
@@ -132,6 +151,8 @@ export function bundleToRows(
       driver: eventCard(bundle, ev)?.driver || 'unknown',
       card: cardName(eventCard(bundle, ev)),
       framesJson: JSON.stringify(ev.frames),
+      breakdownClass: ev.breakdown?.cls ?? null,
+      topBlocker: ev.breakdown?.parts[0] ? blockerLabel(ev.breakdown.parts[0]) : null,
     })),
   };
 }

@@ -6,7 +6,8 @@ export type RankingFormat = 'text' | 'markdown';
 
 const pct = (x: number): string => `${(x * 100).toFixed(x >= 0.1 ? 0 : 1)}%`;
 const rate = (x: number): string => (x >= 10 ? x.toFixed(0) : x >= 1 ? x.toFixed(1) : x.toFixed(2));
-const playback = (h: number): string =>
+/** Hours of playback as people read them ("12 h", "1.5 h", "4.2 min"). */
+export const playback = (h: number): string =>
   h >= 10
     ? `${h.toFixed(0)} h`
     : h >= 1

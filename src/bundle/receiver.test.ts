@@ -150,3 +150,22 @@ test('a client at its limit displaces its own stalled upload (open ≥ 1 s, belo
     }
   });
 });
+
+test('GET /schema serves format 2, /schema?v=1 the frozen format 1 file, an unknown v a 404 that says what exists', async () => {
+  await withReceiver({}, 1 << 20, async (url) => {
+    const newest = await fetch(`${url}schema`);
+    assert.equal(newest.status, 200);
+    const doc = JSON.parse(await newest.text()) as { $id: string };
+    assert.match(doc.$id, /bundle-v2\.schema\.json$/);
+    const v1 = await fetch(`${url}schema?v=1`);
+    assert.equal(v1.status, 200);
+    const v1File = readFileSync(
+      new URL('../../schema/bundle-v1.schema.json', import.meta.url),
+      'utf8',
+    );
+    assert.equal(await v1.text(), v1File);
+    const none = await fetch(`${url}schema?v=9`);
+    assert.equal(none.status, 404);
+    assert.match(await none.text(), /published are 1, 2/);
+  });
+});

@@ -27,7 +27,11 @@ import { createSlowUploadRegistry } from '../net/slow-upload-registry.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { bundleHash } from './content-hash.js';
 import { isGzip, parseBundleBytes } from './read.js';
-import { bundleJsonSchemaText } from './schema-document.js';
+import {
+  bundleJsonSchemaText,
+  PUBLISHED_VERSIONS,
+  publishedSchemaText,
+} from './schema-document.js';
 import { createRateLimiter, type RateLimitConfig } from './rate-limit.js';
 import { writeFileAtomic } from './write.js';
 
@@ -283,8 +287,16 @@ export function createUploadHandler(
       return;
     }
     if (req.method === 'GET' && path === '/schema') {
-      // The published format, so a client (or a curious human) can check bundles before sending.
-      const text = bundleJsonSchemaText();
+      // The published format, so a client (or a curious human) can check bundles before sending:
+      // the newest, or an older version's frozen file with ?v=N.
+      const asked = new URLSearchParams(url.slice(path.length + 1)).get('v');
+      const text = asked === null ? bundleJsonSchemaText() : publishedSchemaText(Number(asked));
+      if (text === null) {
+        send(res, 404, {
+          error: `no bundle schema version ${JSON.stringify(asked)}: published are ${PUBLISHED_VERSIONS.join(', ')} (GET /schema for the newest, /schema?v=1 for format 1)`,
+        });
+        return;
+      }
       res.writeHead(200, {
         'content-type': 'application/schema+json',
         'content-length': Buffer.byteLength(text),

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { bundleJsonSchemaText, SCHEMA_FILE } from './schema-document.js';
@@ -9,7 +10,7 @@ import { validateBundle } from './validate.js';
 
 const checkedIn = new URL(`../../schema/${SCHEMA_FILE}`, import.meta.url);
 
-test('the checked-in schema/bundle-v1.schema.json equals the one generated from schema.ts', () => {
+test('the checked-in schema/bundle-v2.schema.json equals the one generated from schema.ts', () => {
   assert.equal(
     readFileSync(checkedIn, 'utf8'),
     bundleJsonSchemaText(),
@@ -22,12 +23,12 @@ test('the published schema is JSON Schema of the bundle: types, enums, limits, r
   assert.equal(doc['$schema'], 'http://json-schema.org/draft-07/schema#');
   assert.equal(doc['type'], 'object');
   const props = doc['properties'] as Record<string, Record<string, unknown>>;
-  // Every property is required except the optional additions to version 1 (`try`).
+  // Every property is required except the optional additions (`try`; format 2's `breakdown`).
   assert.deepEqual(
     doc['required'],
-    Object.keys(props).filter((k) => k !== 'try'),
+    Object.keys(props).filter((k) => k !== 'try' && k !== 'breakdown'),
   );
-  assert.equal(props['formatVersion']!['const'], 1);
+  assert.equal(props['formatVersion']!['const'], 2);
   assert.equal(props['machineId']!['pattern'], '^[A-Za-z0-9_-]{1,128}$');
   const kinds = (props['kind']!['anyOf'] as { const: string }[]).map((k) => k.const);
   assert.deepEqual(kinds, ['session', 'watch', 'analyze', 'try']);
@@ -59,4 +60,13 @@ test('validateBundle and the compiled JSON Schema check agree on fixtures and br
     assert.equal(compiled.Check(doc), false, `break ${i}: compiled schema accepted it`);
     assert.throws(() => validateBundle(doc), /expected/, `break ${i}: validateBundle accepted it`);
   }
+});
+
+// Collectors written against format 1 keep checking with the file they know: it is frozen.
+test('schema/bundle-v1.schema.json is kept byte for byte as format 1 published it', () => {
+  const v1 = readFileSync(new URL('../../schema/bundle-v1.schema.json', import.meta.url));
+  assert.equal(
+    createHash('sha256').update(v1).digest('hex'),
+    '8d373c08021e8940936d2860f17b116bb0b667773c2f326f09beaee69d6f6e60',
+  );
 });

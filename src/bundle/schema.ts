@@ -1,16 +1,21 @@
 // The bundle: one versioned JSON document a session (or watch / analyze) writes and a
 // kernel developer collects from many machines. This file is its ONE source: the TypeBox
 // schemas below give the TypeScript types (Static), the walker in validate.ts checks and
-// rebuilds bundles from them, and scripts/gen-schema.mjs emits schema/bundle-v1.schema.json
+// rebuilds bundles from them, and scripts/gen-schema.mjs emits schema/bundle-v2.schema.json
 // (published, served at GET /schema) from them. Plain data, no imports from analysis/ (a
 // bundle must stay readable when the analyzer changes). Property order here IS the order of
 // a validated bundle's JSON text, which the content hash covers: never reorder.
 // Any change that is not a pure addition of an optional field bumps FORMAT_VERSION and adds
 // a step to upgrade.ts. Field documentation: the descriptions here and docs/aggregate.md.
 import { Type, type Static, type TLiteral, type TSchema, type TUnion } from '@sinclair/typebox';
+import {
+  BundleBreakdownSchema,
+  BundleDetectionSchema,
+  BundleRunBreakdownSchema,
+} from './schema-breakdown.js';
 
 /** The format version this build writes; readers accept 0..FORMAT_VERSION. */
-export const FORMAT_VERSION = 1 as const;
+export const FORMAT_VERSION = 2 as const;
 
 type Literals<T extends string[]> = { [K in keyof T]: TLiteral<T[K]> };
 
@@ -48,8 +53,8 @@ export const BundleEventKindSchema = oneOfWords(
   'Kernel event kind, as in `analyze --json`.',
 );
 export const BundleOffenderClassSchema = oneOfWords(
-  ['kernel', 'idle', 'user', 'none'],
-  "Offender class: only 'kernel' is ranked as code to fix.",
+  ['kernel', 'idle', 'user', 'none', 'detector-only'],
+  "Offender class: only 'kernel' is ranked as code to fix; 'detector-only' (format 2): the stack is the detecting task's own and names no culprit.",
 );
 
 export type BundleKind = Static<typeof BundleKindSchema>;
@@ -173,6 +178,8 @@ export const BundleEventSchema = Type.Object(
       description:
         'Normalised frames, innermost first: "func" or "func [module]", offsets stripped.',
     }),
+    detection: Type.Optional(BundleDetectionSchema),
+    breakdown: Type.Optional(BundleBreakdownSchema),
   },
   { description: 'A kernel event with its normalised stack (the input of re-signing).' },
 );
@@ -296,12 +303,13 @@ export const BundleSchema = Type.Object(
     rulesVersion: text('Version of the signature rules that produced offender signatures.', 64),
     warnings: Type.Array(Type.String()),
     try: Type.Optional(BundleTrySchema),
+    breakdown: Type.Optional(BundleRunBreakdownSchema),
   },
   {
-    $id: 'https://xrunhunt.invalid/schema/bundle-v1.schema.json',
-    title: 'xrunhunt bundle, format version 1',
+    $id: 'https://xrunhunt.invalid/schema/bundle-v2.schema.json',
+    title: 'xrunhunt bundle, format version 2',
     description:
-      'One session, watch or analyze result of xrunhunt. Readers ignore unknown properties. Rules JSON Schema cannot say, checked by xrunhunt: createdAt parses as a date, phases[].endMs ≥ startMs, xruns[].kernelEventIndex < events.length.',
+      "One session, watch or analyze result of xrunhunt. Readers ignore unknown properties. Rules JSON Schema cannot say, checked by xrunhunt: createdAt parses as a date, phases[].endMs ≥ startMs, xruns[].kernelEventIndex < events.length, a breakdown's parts add up to at most its latenessMs + 5 %, at most 1024 breakdowns per bundle.",
   },
 );
 
@@ -321,5 +329,5 @@ export type BundleHistograms = Static<typeof BundleHistogramsSchema>;
 export type BundleTryArm = Static<typeof BundleTryArmSchema>;
 export type BundleTryRate = Static<typeof BundleTryRateSchema>;
 export type BundleTry = Static<typeof BundleTrySchema>;
-/** Bundle format version 1. */
+/** Bundle format version 2 (what validateBundle returns for any version read). */
 export type Bundle = Static<typeof BundleSchema>;

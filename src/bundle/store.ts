@@ -19,10 +19,18 @@ import {
   type MachineRow,
 } from '../store/ranking-build.js';
 import { rankingSql } from '../store/ranking-sql.js';
+import { classRankingSql } from '../store/class-ranking-sql.js';
+import {
+  buildClassRanking,
+  type ClassMachinesRow,
+  type ClassRanking,
+  type CulpritRow,
+  type TotalsRow,
+} from '../store/class-ranking-build.js';
 import type { Bundle, BundleEventOffender } from './schema.js';
 
 /** Store schema version (the tables below); bumped with a migration when they change. */
-export const STORE_SCHEMA_VERSION = 2;
+export const STORE_SCHEMA_VERSION = 3;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -85,7 +93,9 @@ CREATE TABLE IF NOT EXISTS events (
   preempt TEXT NOT NULL,
   created_ms INTEGER NOT NULL,
   card TEXT NOT NULL DEFAULT 'unknown',
-  capture_backend TEXT NOT NULL DEFAULT 'unknown'
+  capture_backend TEXT NOT NULL DEFAULT 'unknown',
+  breakdown_class TEXT,
+  top_blocker TEXT
 );
 CREATE INDEX IF NOT EXISTS events_bundle ON events (bundle_id);
 CREATE INDEX IF NOT EXISTS events_stack ON events (stack_id);
@@ -137,6 +147,20 @@ ALTER TABLE events ADD COLUMN card TEXT NOT NULL DEFAULT 'unknown';
 ALTER TABLE events ADD COLUMN capture_backend TEXT NOT NULL DEFAULT 'unknown';
 INSERT OR IGNORE INTO bundle_cards (bundle_id, card) SELECT id, 'unknown' FROM bundles;
 `;
+
+// Schema 3 (bundle format 2): each event's flight recorder breakdown class and its largest
+// part, for the per-class ranking (class-ranking-sql.ts). Rows stored before stay NULL (no
+// breakdown), which is what a format 1 bundle has. Columns already there are left alone.
+const INDEX_3 =
+  'CREATE INDEX IF NOT EXISTS events_breakdown ON events (breakdown_class) WHERE breakdown_class IS NOT NULL';
+function migrateTo3(db: Database.Database): void {
+  const have = new Set(
+    (db.prepare('PRAGMA table_info(events)').all() as { name: string }[]).map((c) => c.name),
+  );
+  for (const col of ['breakdown_class', 'top_blocker']) {
+    if (!have.has(col)) db.exec(`ALTER TABLE events ADD COLUMN ${col} TEXT`);
+  }
+}
 
 export type GroupBy = 'kernel' | 'driver' | 'preempt' | 'load';
 export const GROUP_BYS: readonly GroupBy[] = ['kernel', 'driver', 'preempt', 'load'];
@@ -207,6 +231,14 @@ export interface FleetRanking {
   groups: RankingGroup[];
 }
 
+/** `aggregate --by class` / `--class C`: the per-class ranking's query. */
+export interface ClassRankQuery {
+  sinceMs?: number | null;
+  /** One class only (RANKING_CLASSES), null/absent for all. */
+  only?: string | null;
+  top?: number;
+}
+
 export interface RankQuery {
   by?: GroupBy | null;
   sinceMs?: number | null;
@@ -263,8 +295,8 @@ export class FleetStore {
       insertEvent: db.prepare(
         `INSERT INTO events (bundle_id, idx, kind, class, function, module, signature, phase,
            load_kind, driver, stack_id, machine, kernel_release, preempt, created_ms, card,
-           capture_backend)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           capture_backend, breakdown_class, top_blocker)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       upsertFile: db.prepare(
         `INSERT INTO files (path, size, mtime_ms, hash) VALUES (?, ?, ?, ?)
@@ -487,6 +519,29 @@ export class FleetStore {
     );
   }
 
+  /** The fleet ranking per class (breakdown class, else offender class) and its culprits. */
+  rankClasses(query: ClassRankQuery = {}): ClassRanking {
+    const since = query.sinceMs ?? null;
+    const only = query.only ?? null;
+    const sql = classRankingSql({
+      since: since === null ? null : '@since',
+      cls: only === null ? null : '@cls',
+    });
+    const params = {
+      ...(since === null ? {} : { since }),
+      ...(only === null ? {} : { cls: only }),
+    };
+    const totalsParams = since === null ? {} : { since };
+    return buildClassRanking({
+      sinceMs: since,
+      only,
+      top: query.top ?? Infinity,
+      culprits: this.db.prepare(sql.culprits).all(params) as CulpritRow[],
+      classes: this.db.prepare(sql.classes).all(params) as ClassMachinesRow[],
+      totals: this.db.prepare(sql.totals).get(totalsParams) as TotalsRow | undefined,
+    });
+  }
+
   /** Checkpoints the WAL and closes the database. */
   close(): void {
     if (!this.db.open) return;
@@ -583,12 +638,22 @@ export function openFleetStore(path: string): FleetStore {
           hint: 'upgrade xrunhunt, or use another --db file',
         },
       );
-    } else if (Number(v) < 2) {
-      db.transaction(() => {
-        db.exec(MIGRATE_TO_2);
-        db.prepare("UPDATE meta SET value = '2' WHERE key = 'schema_version'").run();
-      })();
+    } else if (Number(v) < STORE_SCHEMA_VERSION) {
+      // Each step in one transaction with its version mark: a crash leaves a whole version.
+      const steps: [number, (d: Database.Database) => void][] = [
+        [2, (d) => d.exec(MIGRATE_TO_2)],
+        [3, migrateTo3],
+      ];
+      for (const [to, step] of steps) {
+        if (Number(v) >= to) continue;
+        db.transaction(() => {
+          step(db);
+          db.prepare("UPDATE meta SET value = ? WHERE key = 'schema_version'").run(String(to));
+        })();
+      }
     }
+    // After the migrations: a schema-2 store gets the column first.
+    db.exec(INDEX_3);
   } catch (err) {
     if (err instanceof XrunhuntError) throw err;
     if (isAddonLoadError(err)) throw sqliteMissing(err);

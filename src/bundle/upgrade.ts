@@ -2,7 +2,7 @@
 // reads every older bundle. Version 0 is the pre-release draft format (host.kernel instead
 // of host.kernelRelease, events[].stack with raw "+0x1a/0x40" offsets instead of normalised
 // frames, no kernelCapture, no playbackMs, no rulesVersion); it exists so the chain is real
-// and tested before a second released version appears.
+// and tested. Version 1 → 2 is a pure addition (the flight recorder's breakdown, the detection).
 import { XrunhuntError } from '../errors.js';
 import { FORMAT_VERSION } from './schema.js';
 
@@ -48,8 +48,13 @@ const v0ToV1: Step = (doc) => {
   return out;
 };
 
+// Version 2 only adds optional fields (events[].detection, events[].breakdown, the run's
+// breakdown) and the offender class 'detector-only': a v1 document is a v2 document without
+// them. Its content hash stays the v1 one (content-hash.ts).
+const v1ToV2: Step = (doc) => ({ ...doc, formatVersion: 2 });
+
 /** STEPS[n] upgrades version n to n+1. */
-const STEPS: Step[] = [v0ToV1];
+const STEPS: Step[] = [v0ToV1, v1ToV2];
 
 /**
  * Brings any supported older bundle document up to FORMAT_VERSION; refuses newer or

@@ -19,7 +19,7 @@ function formatError(fn: () => unknown): XrunhuntError {
 
 test('the hand-made fixtures validate and keep their content', () => {
   const b = validateBundle(fixtureJson('session-ext4-writeback.json'));
-  assert.equal(b.formatVersion, 1);
+  assert.equal(b.formatVersion, 2);
   assert.equal(b.events.length, 4);
   assert.equal(b.events[1]!.offender.signature, '_raw_spin_unlock_irq | __filemap_add_folio');
   assert.equal(b.host.cards[0]!.driver, 'snd_hda_intel');
@@ -88,12 +88,12 @@ test('not an object, no version, a newer version: each refused with what to do',
   );
   assert.match(
     formatError(() => validateBundle({})).message,
-    /formatVersion: expected a whole number from 0 to 1, found nothing/,
+    /formatVersion: expected a whole number from 0 to 2, found nothing/,
   );
   const err = formatError(() => validateBundle(fixtureJson('future-version-7.json'), 'f.json'));
   assert.equal(
     err.message,
-    'bundle f.json was written by a newer xrunhunt (formatVersion 7); this version reads up to 1',
+    'bundle f.json was written by a newer xrunhunt (formatVersion 7); this version reads up to 2',
   );
   assert.match(err.hint ?? '', /upgrade xrunhunt/);
 });
@@ -101,7 +101,7 @@ test('not an object, no version, a newer version: each refused with what to do',
 test('a draft v0 bundle is upgraded: same frames and host as its v1 twin', () => {
   const v1 = validateBundle(fixtureJson('session-ext4-writeback.json'));
   const v0 = validateBundle(fixtureJson('session-v0-draft.json'));
-  assert.equal(v0.formatVersion, 1);
+  assert.equal(v0.formatVersion, 2);
   assert.equal(v0.host.kernelRelease, v1.host.kernelRelease);
   assert.deepEqual(
     v0.events.map((e) => e.frames),

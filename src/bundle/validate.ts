@@ -10,6 +10,7 @@ import { Kind, OptionalKind, type TSchema } from '@sinclair/typebox';
 import { XrunhuntError } from '../errors.js';
 import { BundleSchema, MACHINE_ID_PATTERN, type Bundle } from './schema.js';
 import { upgradeBundle } from './upgrade.js';
+import { breakdownRules } from './validate-breakdown.js';
 import { escapeControlChars } from '../text/untrusted-text.js';
 
 type Obj = Record<string, unknown>;
@@ -153,8 +154,14 @@ function compile(schema: TSchema): Check {
       return unionCheck(schema);
     case 'Array': {
       const item = compile(schema['items'] as TSchema);
-      return (v, path) =>
-        Array.isArray(v) ? v.map((x, i) => item(x, `${path}[${i}]`)) : fail(path, 'an array', v);
+      const maxItems = schema['maxItems'] as number | undefined;
+      return (v, path) => {
+        if (!Array.isArray(v)) return fail(path, 'an array', v);
+        if (maxItems !== undefined && v.length > maxItems) {
+          return fail(path, `at most ${maxItems} items (the format's bound)`, v);
+        }
+        return v.map((x, i) => item(x, `${path}[${i}]`));
+      };
     }
     case 'Record':
       return recordCheck(schema);
@@ -182,9 +189,10 @@ function crossFieldRules(b: Bundle): void {
       );
     }
   });
+  breakdownRules(b, fail);
 }
 
-/** Checks an already-current (formatVersion 1) document; returns a clean copy. */
+/** Checks an already-current (formatVersion 2) document; returns a clean copy. */
 function validateCurrent(o: Obj): Bundle {
   // Reader leniency kept from the hand-written validator: a numeric rulesVersion is read as text.
   const rv = o['rulesVersion'];

@@ -8,6 +8,8 @@ import type { AnalysisResult, StreamedAnalysis, XrunEvent } from '../analysis/ty
 import type { Frame } from '../kernel/frame.js';
 import type { EventView, LogTimelineSample, RunView } from './report-view.js';
 import { MAX_LISTED_EVENTS } from './sections.js';
+import { breakdownView } from './breakdown-section.js';
+import type { XrunBreakdown } from '../recorder/breakdown-types.js';
 
 /** A frame as the report prints it: "function [module]" (`?` for unreliable stack words). */
 export function frameText(f: Frame): string {
@@ -51,6 +53,7 @@ export function createAnalysisViewCollector(
   maxTimes: number = MAX_TIMELINE_SAMPLES,
 ): AnalysisViewCollector {
   const listed: EventView[] = [];
+  const breakdowns: XrunBreakdown[] = [];
   const sources = new Set<string | undefined>();
   let timesS: number[] = [];
   let every = 1;
@@ -58,6 +61,7 @@ export function createAnalysisViewCollector(
   return {
     add(ev: XrunEvent): void {
       if (listed.length < maxListed) listed.push(eventView(ev));
+      if (ev.breakdown) breakdowns.push(ev.breakdown);
       if (sources.size < 2) sources.add(ev.source);
       if (ev.time === undefined) return;
       if (timed % every === 0) {
@@ -116,6 +120,7 @@ export function createAnalysisViewCollector(
         events: listed,
         eventsTotal: s.events,
         logTimeline,
+        ...(breakdowns.length > 0 ? { breakdown: breakdownView(breakdowns)! } : {}),
       };
     },
   };

@@ -3,6 +3,7 @@ import type { Bundle } from '../bundle/schema.js';
 import { formatBytes, formatDuration } from '../units.js';
 import type { EventView, PhaseView, RunView } from './report-view.js';
 import { offenderFrameIndex } from './sections.js';
+import { breakdownView, type BreakdownView } from './breakdown-section.js';
 
 /** Counts events per offender class, so the report can say "3 kernel, 1 idle". */
 export function countClasses(classes: readonly string[]): Record<string, number> {
@@ -98,6 +99,7 @@ export function runViewFromBundle(
     offenders: bundle.offenders.map((o) => ({ ...o })),
     classCounts: countClasses(bundle.events.map((e) => e.offender.class)),
     events,
+    ...bundleBreakdown(bundle),
   };
 }
 
@@ -130,4 +132,29 @@ export function recordedEventView(e: RecordedEvent, sessionMs: number | null): E
     signature: e.offender.signature,
     frames: [...e.frames],
   };
+}
+
+// A format 2 bundle's breakdowns: its events' and the unmatched ones, with the run's summary.
+function bundleBreakdown(bundle: Bundle): { breakdown?: BreakdownView } {
+  const run = bundle.breakdown;
+  const list = [
+    ...bundle.events.flatMap((e) => (e.breakdown ? [e.breakdown] : [])),
+    ...(run?.unmatched ?? []),
+  ];
+  const v = breakdownView(
+    list,
+    run
+      ? {
+          xruns: run.xruns,
+          complete: run.complete,
+          completeShare: run.completeShare,
+          byClass: run.byClass,
+          byShape: run.byShape,
+          totalLatenessMs: run.totalLatenessMs,
+          meanLatenessMs: run.meanLatenessMs,
+          blockers: run.blockers,
+        }
+      : undefined,
+  );
+  return v ? { breakdown: v } : {};
 }

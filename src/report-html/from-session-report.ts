@@ -3,6 +3,7 @@ import type { SessionReport } from '../session/report-model.js';
 import { formatDuration } from '../units.js';
 import { countClasses, framesMs, recordedEventView } from './from-bundle.js';
 import type { RunView } from './report-view.js';
+import { breakdownView, type BreakdownView } from './breakdown-section.js';
 
 /** Optional stream facts the report itself does not carry (granted by the device). */
 export interface GrantedStream {
@@ -96,5 +97,13 @@ export function runViewFromSessionReport(
     })),
     classCounts: countClasses(report.events.map((e) => e.offender.class)),
     events: report.events.map((e) => recordedEventView(e, e.sessionMs)),
+    ...breakdownOf(report),
   };
+}
+
+// The recorder's breakdowns of the session, when it ran (--recorder) and explained any.
+function breakdownOf(report: SessionReport): { breakdown?: BreakdownView } {
+  const x = report.recorder?.breakdown;
+  const v = x ? breakdownView(x.breakdowns, x.summary) : null;
+  return v ? { breakdown: v } : {};
 }

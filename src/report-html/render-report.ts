@@ -12,6 +12,7 @@ import {
 } from './run-charts.js';
 import { renderConclusion, renderEvents, renderFacts } from './sections.js';
 import { renderTry } from './try-section.js';
+import { renderBreakdown } from './breakdown-section.js';
 
 function classLine(run: RunView): string {
   const c = run.classCounts;
@@ -40,6 +41,7 @@ function runBody(run: RunView): string[] {
     offenderChart([run]),
     classLine(run),
     played ? throughputChart([run]) : '',
+    ...(run.breakdown ? renderBreakdown(run.breakdown) : []),
     el('h2', {}, text(`Kernel events (${run.eventsTotal ?? run.events.length})`)),
     renderEvents(run, true),
   ];

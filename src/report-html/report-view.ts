@@ -1,6 +1,7 @@
 // What an HTML report shows, independent of where it came from: a session report, a
 // bundle, an analysis of a pasted log or a fleet ranking are each turned into these plain
 // values by a small adapter (from-*.ts), and the renderers draw only these.
+import type { BreakdownView } from './breakdown-section.js';
 
 /** One load phase on the timeline and in the throughput chart. */
 export interface PhaseView {
@@ -88,6 +89,8 @@ export interface RunView {
   eventsTotal?: number;
   /** A log's event times for its timeline, thinned to a bounded sample (analyze only). */
   logTimeline?: LogTimelineSample;
+  /** The flight recorder's latency breakdowns (session --recorder, a format 2 bundle). */
+  breakdown?: BreakdownView;
 }
 
 /** Kernel-clock times of a log's events: every `every`-th of `timed` events with a time. */

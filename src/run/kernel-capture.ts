@@ -4,7 +4,6 @@
 // dumps after the run, closes the source, and keeps the raw log for the bundle's kernel.log
 // (bounded: first and last 8 MiB). Each kernel event goes to `onEvents` as it completes.
 import type { XrunEvent as AnalyzerEvent } from '../analysis/index.js';
-import { toBundleV1Class } from '../analysis/bundle-class.js';
 import type {
   CaptureContext,
   CaptureSourceName,
@@ -87,12 +86,13 @@ export function toRunKernelEvent(
       time !== null && offsetNs !== null ? (time * 1e9 + offsetNs - Number(t0)) / 1e6 : null,
     phase: null,
     offender: {
-      class: toBundleV1Class(e.offender.class),
+      class: e.offender.class,
       function: e.offender.function,
       module: e.offender.module,
       signature: e.offender.signature,
     },
     frames: eventFrames(e),
+    ...(e.detection ? { detection: e.detection } : {}),
   };
 }
 

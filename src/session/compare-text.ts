@@ -1,6 +1,8 @@
 // Renders a comparison of two sessions as aligned text (pure).
 import { offenderName } from './report-build.js';
 import type { Comparison, HeadroomStats, PhaseSide } from './compare.js';
+import type { ComparedBreakdowns } from './compare-breakdown.js';
+import { escapeControlChars } from '../text/untrusted-text.js';
 
 const f1 = (v: number | null | undefined): string =>
   v === null || v === undefined ? '-' : v.toFixed(1);
@@ -121,9 +123,26 @@ export function renderComparisonText(c: Comparison): string {
         `     ${t.verdict}`,
       );
   }
+  if (c.breakdowns) out.push('', ...breakdownClassLines(c.breakdowns));
   if (c.notes.length) {
     out.push('', 'Notes');
     for (const n of c.notes) out.push(`  - ${n}`);
   }
   return out.join('\n') + '\n';
+}
+
+/** The breakdown classes section: XRUNs per class A → B, with shares, and each side's top blocker. */
+function breakdownClassLines(d: ComparedBreakdowns): string[] {
+  const pct = (x: number): string => `${(x * 100).toFixed(0)} %`;
+  const out = [
+    `Latency breakdown classes (flight recorder): A ${d.a.xruns} XRUNs explained, B ${d.b.xruns}`,
+  ];
+  for (const c of d.classes)
+    out.push(`  ${c.class.padEnd(17)} ${c.a} (${pct(c.aShare)}) → ${c.b} (${pct(c.bShare)})`);
+  const top = (s: ComparedBreakdowns['a']): string =>
+    s.topBlocker
+      ? `${s.topBlocker.kind} ${escapeControlChars(s.topBlocker.name)}${s.topBlocker.prio !== undefined ? ` (prio ${s.topBlocker.prio})` : ''}, ${pct(s.topBlocker.share)} of the lateness`
+      : 'none';
+  out.push(`  top blocker A: ${top(d.a)}`, `  top blocker B: ${top(d.b)}`);
+  return out;
 }

@@ -4,6 +4,7 @@
 // case vs throughput. Pure: bundles (and optional event-log samples) in, a comparison out.
 import type { Bundle } from '../bundle/index.js';
 import type { SessionEvent } from './events.js';
+import { compareBreakdowns, type ComparedBreakdowns } from './compare-breakdown.js';
 
 /** Headroom statistics of one phase from per-second minimum samples (µs). */
 export interface HeadroomStats {
@@ -76,6 +77,8 @@ export interface Comparison {
   offenders: ComparedOffender[];
   /** The sides that are `try` bundles (absent when neither is). */
   tries?: ComparedTry[];
+  /** The flight recorder's breakdown classes A vs B (absent when neither bundle has any). */
+  breakdowns?: ComparedBreakdowns;
   notes: string[];
 }
 
@@ -235,12 +238,19 @@ export function compareBundles(
     notes.push(
       `${tries[0]!.side} is a try run (its phases are "A …" and "B …", its arms): compare it with another try run, or read its verdict`,
     );
+  const breakdowns = compareBreakdowns(a.bundle, b.bundle);
+  if (breakdowns && (breakdowns.a.xruns === 0 || breakdowns.b.xruns === 0)) {
+    notes.push(
+      `only ${breakdowns.a.xruns === 0 ? 'B' : 'A'} carries flight recorder breakdowns: run the other side with --recorder to compare classes`,
+    );
+  }
   return {
     a: side(a.label, a.bundle, a.samples),
     b: side(b.label, b.bundle, b.samples),
     phases,
     offenders,
     ...(tries.length > 0 ? { tries } : {}),
+    ...(breakdowns ? { breakdowns } : {}),
     notes,
   };
 }

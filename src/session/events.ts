@@ -6,6 +6,7 @@
 // Every event carries `timeMs`: milliseconds since the session started (CLOCK_MONOTONIC).
 import type { WakeupMode } from '../playback/types.js';
 import type { CaptureSourceName } from '../kernel/source-contract.js';
+import type { Detection } from '../analysis/types.js';
 import type { SessionReport } from './report-model.js';
 import { EventBus } from '../run/event-bus.js';
 
@@ -75,7 +76,8 @@ export interface HeadroomSummary {
 
 /** The offender of one kernel event, as the analyzer classifies it. */
 export interface SessionEventOffender {
-  class: 'kernel' | 'idle' | 'user' | 'none';
+  /** 'detector-only': the stack is the detecting task's own (analysis/types.ts OffenderClass). */
+  class: 'kernel' | 'idle' | 'user' | 'none' | 'detector-only';
   function: string | null;
   module: string | null;
   signature: string | null;
@@ -95,6 +97,8 @@ export interface SessionKernelEvent {
   offender: SessionEventOffender;
   /** Normalised frames, innermost first ("func" or "func [module]"). */
   frames: string[];
+  /** How and by whom the XRUN was noticed, when the analyzer could tell (bundle format 2). */
+  detection?: Detection;
 }
 
 export type SessionEvent =

@@ -19,6 +19,7 @@ import type {
 } from './report-model.js';
 import { computeLoadEffect } from './load-effect.js';
 import { describePeriodChoice, type PeriodChoice } from './period-choice.js';
+import { toBundleV1Class } from '../analysis/bundle-class.js';
 
 /** One phase as the session ran it. */
 export interface CollectedPhase {
@@ -125,7 +126,8 @@ export function buildSessionReport(c: CollectedSession): SessionReport {
     };
   });
   const classCounts = { kernel: 0, idle: 0, user: 0, none: 0 };
-  for (const e of events) classCounts[e.offender.class]++;
+  // The report's class shares keep format 1's four classes (detector-only counted as none).
+  for (const e of events) classCounts[toBundleV1Class(e.offender.class)]++;
   const total = events.length;
   const classShares: ClassShares = {
     kernel: total ? classCounts.kernel / total : 0,

@@ -495,6 +495,7 @@ async function runSession(
         rtPriority: summary?.policy?.priority ?? null,
         playbackMs: (summary?.seconds ?? 0) * 1000,
         histograms: summary ? summary.histograms : null,
+        kernelOffsetNs: capture.offsetNs,
       }),
       reportText: renderReportText(report),
       probeFiles: [...capture.bundleFiles(), ...(recorder?.bundleFiles() ?? [])],

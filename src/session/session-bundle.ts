@@ -1,4 +1,5 @@
-// Turns a finished session into a bundle (format v1, src/bundle/schema.ts) and writes the
+// Turns a finished session into a bundle (format v2, src/bundle/schema.ts: with each event's
+// detection and the flight recorder's breakdowns, src/bundle/carry-breakdown.ts) and writes the
 // bundle folder: bundle.json.gz, events.ndjson (already written live), kernel.log and
 // report.txt. Scrubbed unless the user said --no-scrub. The mapping is pure; writing is
 // a thin shell over the bundle engineer's atomic writer.
@@ -16,6 +17,12 @@ import type {
 } from '../bundle/index.js';
 import { FORMAT_VERSION, scrubBundle, scrubText, writeBundle } from '../bundle/index.js';
 import type { ScrubKnown } from '../bundle/index.js';
+import {
+  matchBreakdowns,
+  toBundleBreakdown,
+  toBundleDetection,
+  toBundleRunBreakdown,
+} from '../bundle/carry-breakdown.js';
 import type { SessionReport } from './report-model.js';
 import { EventLogWriter } from './event-log.js';
 import { XrunhuntError } from '../errors.js';
@@ -55,6 +62,8 @@ export interface SessionBundleInput {
   playbackMs: number;
   histograms: { headroomUs: PlaybackHistogram; writeUs: PlaybackHistogram } | null;
   rulesVersion: string;
+  /** CLOCK_MONOTONIC minus the kernel log clock, ns (null/absent: not aligned), to attach breakdowns. */
+  kernelOffsetNs?: number | null;
 }
 
 function latency(h: PlaybackHistogram): LatencySummary {
@@ -71,14 +80,25 @@ function latency(h: PlaybackHistogram): LatencySummary {
 /** Maps a finished session to a bundle document (pure, unscrubbed). */
 export function sessionToBundle(i: SessionBundleInput): Bundle {
   const r = i.report;
-  const events: BundleEvent[] = r.events.map((e, k) => ({
-    kind: e.kind,
-    pcm: e.pcm,
-    time: e.time,
-    phase: e.phase,
-    offender: { ...e.offender },
-    frames: i.frames[k] ?? e.frames,
-  }));
+  const explained = r.recorder?.breakdown;
+  const matched = explained
+    ? matchBreakdowns(r.events, explained.breakdowns, i.kernelOffsetNs ?? null)
+    : r.events.map(() => null);
+  const events: BundleEvent[] = r.events.map((e, k) => {
+    const m = matched[k];
+    return {
+      kind: e.kind,
+      pcm: e.pcm,
+      time: e.time,
+      phase: e.phase,
+      offender: { ...e.offender },
+      frames: i.frames[k] ?? e.frames,
+      ...(e.detection ? { detection: toBundleDetection(e.detection) } : {}),
+      ...(explained && m !== null && m !== undefined
+        ? { breakdown: toBundleBreakdown(explained.breakdowns[m]!) }
+        : {}),
+    };
+  });
   const offenders: BundleOffenderRank[] = r.offenders.map((o) => ({
     function: o.function,
     module: o.module,
@@ -133,6 +153,7 @@ export function sessionToBundle(i: SessionBundleInput): Bundle {
       : null,
     rulesVersion: i.rulesVersion,
     warnings: [...r.limitations, ...r.warnings],
+    ...(explained ? { breakdown: toBundleRunBreakdown(explained, matched) } : {}),
   };
 }
 

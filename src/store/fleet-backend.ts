@@ -1,6 +1,8 @@
 // The one store contract aggregate, aggregate --watch, serve and ingest use, whatever holds
 // the fleet: the embedded SQLite file (sync, wrapped) or a shared PostgreSQL server (async).
+import type { ClassRanking } from './class-ranking-build.js';
 import type {
+  ClassRankQuery,
   FleetRanking,
   IngestItem,
   IngestResult,
@@ -24,6 +26,8 @@ export interface FleetBackend {
   /** Total bundles stored. */
   count(): Promise<number>;
   rank(query?: RankQuery): Promise<FleetRanking>;
+  /** The ranking per class (breakdown class, else offender class) with each class's culprits. */
+  rankClasses(query?: ClassRankQuery): Promise<ClassRanking>;
   /** The rules version of the last --resign, or null. */
   rulesVersion(): Promise<string | null>;
   /** Recomputes every stored signature with the current rules (see FleetStore.resign). */

@@ -130,6 +130,16 @@ INSERT INTO bundle_cards (bundle_id, card) SELECT id, 'unknown' FROM bundles;
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
 `,
   },
+  {
+    version: 3,
+    name: 'breakdown class and top blocker per event (store schema 3, bundle format 2, per-class ranking)',
+    sql: `
+ALTER TABLE events ADD COLUMN breakdown_class TEXT;
+ALTER TABLE events ADD COLUMN top_blocker TEXT;
+CREATE INDEX events_breakdown ON events (breakdown_class) WHERE breakdown_class IS NOT NULL;
+UPDATE meta SET value = '3' WHERE key = 'schema_version';
+`,
+  },
 ];
 
 /** Advisory lock key taken while migrating ("xrunhunt" in ASCII, folded into a bigint). */

@@ -18,6 +18,7 @@ import type {
   IngestItem,
   IngestResult,
   RankQuery,
+  ClassRankQuery,
   SignFrames,
   ValueCount,
 } from '../bundle/store.js';
@@ -25,6 +26,14 @@ import type { FleetBackend } from './fleet-backend.js';
 import { applyMigrations } from './postgres-migrate.js';
 import { buildRanking, type FacetRow, type GroupRow, type MachineRow } from './ranking-build.js';
 import { rankingSql } from './ranking-sql.js';
+import { classRankingSql } from './class-ranking-sql.js';
+import {
+  buildClassRanking,
+  type ClassMachinesRow,
+  type ClassRanking,
+  type CulpritRow,
+  type TotalsRow,
+} from './class-ranking-build.js';
 import { isRetryable, isTransientConnectionError, describePgError } from './postgres-errors.js';
 
 /** Largest dictionary cache (stacks, machines) kept in memory. */
@@ -314,7 +323,7 @@ export class PostgresFleetStore implements FleetBackend {
     const drv: [number[], string[]] = [[], []];
     const cards: [number[], string[]] = [[], []];
     const ph: [number[], string[], number[]] = [[], [], []];
-    const ev = Array.from({ length: 17 }, () => [] as unknown[]);
+    const ev = Array.from({ length: 19 }, () => [] as unknown[]);
     interface Roll {
       key: string[];
       n: number;
@@ -347,7 +356,7 @@ export class PostgresFleetStore implements FleetBackend {
       for (const e of rows.events) {
         const stack = stackIds.get(e.framesJson)!;
         const vals = eventColumnValues(id, e, stack, machine, b);
-        for (let i = 0; i < 17; i++) ev[i]!.push(vals[i]);
+        for (let i = 0; i < 19; i++) ev[i]!.push(vals[i]);
         const sig = e.signature ?? '';
         const key = [e.class, sig, b.kernelRelease, e.driver, b.preempt, e.loadKind];
         const k = key.join('\u0000');
@@ -400,10 +409,11 @@ export class PostgresFleetStore implements FleetBackend {
         name: 'xrh_insert_events',
         text: `INSERT INTO events (bundle_id, idx, kind, class, function, module, signature, phase,
                  load_kind, driver, stack_id, machine, kernel_release, preempt, created_ms, card,
-                 capture_backend)
+                 capture_backend, breakdown_class, top_blocker)
                SELECT * FROM unnest($1::bigint[], $2::int[], $3::text[], $4::text[], $5::text[],
                  $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[],
-                 $12::bigint[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[])`,
+                 $12::bigint[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[],
+                 $18::text[], $19::text[])`,
         values: ev,
       });
     // Rollups last and in key order: their row locks are the ones writers share, held only
@@ -502,6 +512,39 @@ export class PostgresFleetStore implements FleetBackend {
         );
         await c.query('COMMIT');
         return pending.finish(new Map(frames.rows.map((r) => [r.id, r.frames])));
+      } finally {
+        c.release();
+      }
+    });
+  }
+
+  /** The fleet ranking per class, read from one snapshot like rank(). */
+  async rankClasses(query: ClassRankQuery = {}): Promise<ClassRanking> {
+    const since = query.sinceMs ?? null;
+    const only = query.only ?? null;
+    const params: (number | string)[] = [];
+    if (since !== null) params.push(since);
+    const sincePh = since === null ? null : '$1';
+    const totalsParams = [...params];
+    if (only !== null) params.push(only);
+    const clsPh = only === null ? null : `$${params.length}`;
+    const sql = classRankingSql({ since: sincePh, cls: clsPh });
+    return this.retrying(async () => {
+      const c = await this.pool.connect();
+      try {
+        await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        const culprits = (await c.query<CulpritRow>(sql.culprits, params)).rows;
+        const classes = (await c.query<ClassMachinesRow>(sql.classes, params)).rows;
+        const totals = (await c.query<TotalsRow>(sql.totals, totalsParams)).rows[0];
+        await c.query('COMMIT');
+        return buildClassRanking({
+          sinceMs: since,
+          only,
+          top: query.top ?? Infinity,
+          culprits,
+          classes,
+          totals,
+        });
       } finally {
         c.release();
       }

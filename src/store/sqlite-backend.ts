@@ -13,6 +13,7 @@ export function sqliteBackend(store: FleetStore): FleetBackend {
     ingest: async (items, nowMs) => store.ingest(items, nowMs),
     count: async () => store.count(),
     rank: async (query) => store.rank(query),
+    rankClasses: async (query) => store.rankClasses(query),
     rulesVersion: async () => store.rulesVersion(),
     resign: async (sign, rulesVersion) => store.resign(sign, rulesVersion),
     close: async () => store.close(),

@@ -9,6 +9,7 @@ import type {
   SessionKernelEvent,
   SessionThroughput,
 } from '../session/events.js';
+import { toBundleV1Class } from '../analysis/bundle-class.js';
 
 /** Width of one sparkline bucket: xruns are counted per second of session time. */
 export const XRUN_BUCKET_MS = 1000;
@@ -252,7 +253,7 @@ export function reduceDashboard(state: DashboardState, event: SessionEvent): Das
       return { ...s, xruns: s.xruns + 1, recentXrunsMs: recent, ...bucketXrun(s, event.timeMs) };
     }
     case 'kernel-event': {
-      const cls = event.event.offender.class;
+      const cls = toBundleV1Class(event.event.offender.class);
       return {
         ...s,
         kernelEvents: s.kernelEvents + 1,

@@ -695,6 +695,7 @@ async function runWatch(
           rtPriority: null,
           playbackMs: durationMs,
           histograms: null,
+          kernelOffsetNs: capture.offsetNs,
         }),
         kind: 'watch',
       },

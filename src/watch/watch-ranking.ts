@@ -8,6 +8,7 @@ import type { LoadSnapshot } from './load-snapshot.js';
 import { describeLoad } from './load-snapshot.js';
 import type { WatchedStream } from './running-streams.js';
 import { streamLabel } from './running-streams.js';
+import { toBundleV1Class } from '../analysis/bundle-class.js';
 
 /** One kernel XRUN event as watch saw it: the stream it names, its owner, the load then. */
 export interface WatchXrun {
@@ -99,7 +100,7 @@ export function rankWatch(
   const bySig = new Map<string, WatchOffender>();
   for (const x of mine) {
     const o = x.event.offender;
-    counts[o.class]++;
+    counts[toBundleV1Class(o.class)]++;
     if (o.class !== 'kernel' || o.signature === null) continue;
     const row = bySig.get(o.signature) ?? {
       function: o.function,

@@ -70,7 +70,15 @@ export function filterSql(
     bundle.push('b.created_ms < @until');
     event.push('created_ms < @until');
   }
-  const classes = nonEmpty(filter.offenderClasses) ? filter.offenderClasses : defaultClasses;
+  if (nonEmpty(filter.breakdownClasses)) {
+    event.push(`breakdown_class IN ${inList('bd', filter.breakdownClasses)}`);
+  }
+  // A breakdown class names events of any offender class (a detector-only stack, a kernel one).
+  const classes = nonEmpty(filter.offenderClasses)
+    ? filter.offenderClasses
+    : nonEmpty(filter.breakdownClasses)
+      ? null
+      : defaultClasses;
   const classWhere = classes && classes.length > 0 ? `class IN ${inList('cl', classes)}` : 'TRUE';
   return {
     bundleWhere: bundle.length > 0 ? bundle.join(' AND ') : 'TRUE',
@@ -80,11 +88,12 @@ export function filterSql(
   };
 }
 
-/** Whether the store's rollup tables can answer this filter (no card, backend or time filter). */
+/** Whether the store's rollup tables can answer this filter (no card, backend, breakdown or time filter). */
 export function rollupAnswers(filter: FleetFilter): boolean {
   return (
     !nonEmpty(filter.cards) &&
     !nonEmpty(filter.captureBackends) &&
+    !nonEmpty(filter.breakdownClasses) &&
     (filter.sinceMs ?? null) === null &&
     (filter.untilMs ?? null) === null
   );

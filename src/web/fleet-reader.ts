@@ -15,6 +15,7 @@
 //   keeps; "per machine-hour" is incidents / playback hours of those bundles.
 // - Machines are distinct anonymous machine ids.
 import type { BundleOffenderClass } from '../bundle/schema.js';
+import type { BundleBreakdownClass } from '../bundle/schema-breakdown.js';
 
 /** The filters of every fleet query (the web view's query string, parsed). */
 export interface FleetFilter {
@@ -26,6 +27,11 @@ export interface FleetFilter {
   /** Bundle params.captureBackend ('xrun_debug', 'kprobe', ...; 'none' without params). */
   captureBackends?: readonly string[];
   offenderClasses?: readonly BundleOffenderClass[];
+  /**
+   * Flight recorder breakdown classes (bundle format 2: blocked-by-task, irq-latency, …): only
+   * events whose breakdown has one of them. With it and no offenderClasses, every offender class.
+   */
+  breakdownClasses?: readonly BundleBreakdownClass[];
   /** Bundles created at or after this instant (ms since the epoch). */
   sinceMs?: number | null;
   /** Bundles created before this instant (ms since the epoch). */
@@ -47,6 +53,8 @@ export interface FilterValues {
   captureBackends: ValueCount[];
   /** Counts are kernel events of that class. */
   offenderClasses: ValueCount[];
+  /** Counts are kernel events whose flight recorder breakdown has that class. */
+  breakdownClasses: ValueCount[];
   /** createdAt of the oldest and newest bundle, null for an empty store. */
   timeRange: { firstMs: number; lastMs: number } | null;
 }
@@ -141,6 +149,8 @@ export interface SignatureDetail {
   preempts: ValueCount[];
   loads: ValueCount[];
   captureBackends: ValueCount[];
+  /** Its incidents by flight recorder breakdown class (only those that had a breakdown). */
+  breakdownClasses: ValueCount[];
 }
 
 export interface SignatureQuery {

@@ -131,6 +131,7 @@ export function renderSignaturePage(
       facet('preemption', 'preempts', detail.preempts),
       facet('load', 'loads', detail.loads),
       facet('capture backend', 'captureBackends', detail.captureBackends),
+      facet('breakdown class (flight recorder)', 'breakdownClasses', detail.breakdownClasses),
     ),
     el('h2', {}, text('Stacks')),
     renderFlameGraph(flame, 'Its stacks, outermost frame on top (width = incidents)'),

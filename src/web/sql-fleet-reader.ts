@@ -50,6 +50,7 @@ const emptyClasses = (): Record<BundleOffenderClass, number> => ({
   idle: 0,
   user: 0,
   none: 0,
+  'detector-only': 0,
 });
 
 const isClass = (c: string): c is BundleOffenderClass =>
@@ -194,6 +195,10 @@ export class SqlFleetReader implements FleetReader {
       captureBackends: sortedCounts(backends),
       offenderClasses: await counts(
         'SELECT class AS value, SUM(n) AS count FROM rollup GROUP BY 1',
+      ),
+      breakdownClasses: await counts(
+        `SELECT breakdown_class AS value, COUNT(*) AS count FROM events
+         WHERE breakdown_class IS NOT NULL GROUP BY 1`,
       ),
       timeRange: firstMs === null || lastMs === null ? null : { firstMs, lastMs },
     };
@@ -364,6 +369,7 @@ export class SqlFleetReader implements FleetReader {
       preempts: new Map<string, number>(),
       loads: new Map<string, number>(),
       captureBackends: new Map<string, number>(),
+      breakdownClasses: new Map<string, number>(),
     };
     for (const r of await this.all<{
       d: string;
@@ -371,10 +377,11 @@ export class SqlFleetReader implements FleetReader {
       p: string;
       l: string;
       cb: string;
+      bc: string | null;
       n: number;
     }>(
       `SELECT driver AS d, card AS c, preempt AS p, load_kind AS l, capture_backend AS cb,
-         COUNT(*) AS n FROM events WHERE ${where} GROUP BY 1, 2, 3, 4, 5`,
+         breakdown_class AS bc, COUNT(*) AS n FROM events WHERE ${where} GROUP BY 1, 2, 3, 4, 5, 6`,
       params,
     )) {
       const add = (m: Map<string, number>, k: string): void => {
@@ -385,6 +392,7 @@ export class SqlFleetReader implements FleetReader {
       add(facets.preempts, r.p);
       add(facets.loads, r.l);
       add(facets.captureBackends, r.cb);
+      if (r.bc !== null) add(facets.breakdownClasses, r.bc);
     }
     const hours = kernels.reduce((s, k) => s + k.playbackHours, 0);
     return {
@@ -405,6 +413,7 @@ export class SqlFleetReader implements FleetReader {
       preempts: sortedCounts(facets.preempts),
       loads: sortedCounts(facets.loads),
       captureBackends: sortedCounts(facets.captureBackends),
+      breakdownClasses: sortedCounts(facets.breakdownClasses),
     };
   }
 

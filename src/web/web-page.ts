@@ -102,6 +102,12 @@ export function filterForm(
       values.offenderClasses,
       filter.offenderClasses,
     ),
+    select(
+      'breakdown class',
+      FILTER_PARAMS.breakdownClasses,
+      values.breakdownClasses,
+      filter.breakdownClasses,
+    ),
     el(
       'label',
       {},

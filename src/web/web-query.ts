@@ -2,6 +2,7 @@
 // link to a filtered ranking is shareable); the pages and the JSON API parse them here, so
 // both answer the same question. Bad values are user errors saying what was expected.
 import { BUNDLE_OFFENDER_CLASSES, type BundleOffenderClass } from '../bundle/schema.js';
+import { BREAKDOWN_CLASSES, type BundleBreakdownClass } from '../bundle/schema-breakdown.js';
 import { XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import type { FleetFilter } from './fleet-reader.js';
@@ -14,6 +15,7 @@ export const FILTER_PARAMS = {
   cards: 'card',
   captureBackends: 'backend',
   offenderClasses: 'class',
+  breakdownClasses: 'breakdown',
 } as const;
 
 type ListKey = keyof typeof FILTER_PARAMS;
@@ -56,6 +58,10 @@ export function parseFilter(q: URLSearchParams): FleetFilter {
       if (bad !== undefined)
         throw badParam(name, bad, `one of ${BUNDLE_OFFENDER_CLASSES.join(', ')}`);
       filter.offenderClasses = values as BundleOffenderClass[];
+    } else if (key === 'breakdownClasses') {
+      const bad = values.find((v) => !(BREAKDOWN_CLASSES as readonly string[]).includes(v));
+      if (bad !== undefined) throw badParam(name, bad, `one of ${BREAKDOWN_CLASSES.join(', ')}`);
+      filter.breakdownClasses = values as BundleBreakdownClass[];
     } else filter[key] = values;
   }
   const since = q.get('since');

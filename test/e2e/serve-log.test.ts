@@ -35,6 +35,12 @@ test('serve logs one JSON record per upload to --log-file, serves GET /schema; s
     assert.equal(schema.headers.get('content-type'), 'application/schema+json');
     assert.equal(
       await schema.text(),
+      readFileSync(join(repoRoot, 'schema/bundle-v2.schema.json'), 'utf8'),
+    );
+    const v1 = await fetch(`${url}schema?v=1`);
+    assert.equal(v1.status, 200);
+    assert.equal(
+      await v1.text(),
       readFileSync(join(repoRoot, 'schema/bundle-v1.schema.json'), 'utf8'),
     );
     const good = readFileSync(join(FIX, 'session-ext4-writeback.json'));

@@ -162,7 +162,7 @@ async function writeSessionFolder(name: string, fn: string, xrunCount: number): 
 test('a session bundle round-trips through readBundle, scrubbed', async () => {
   const dir = await writeSessionFolder('one', '__filemap_add_folio', 3);
   const b = await readBundle(join(dir, 'bundle.json.gz'));
-  assert.equal(b.formatVersion, 1);
+  assert.equal(b.formatVersion, 2);
   assert.equal(b.kind, 'session');
   assert.equal(b.scrubbed, true);
   assert.equal(b.xruns.length, 3);

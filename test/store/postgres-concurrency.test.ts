@@ -140,12 +140,12 @@ test(
       const v = await c.query('SELECT version FROM schema_migrations ORDER BY version');
       assert.deepEqual(
         v.rows.map((r: { version: number }) => r.version),
-        [1, 2],
+        [1, 2, 3],
       );
       const cards = await c.query('SELECT card FROM bundle_cards');
       assert.deepEqual(cards.rows, [{ card: 'unknown' }]);
       const meta = await c.query("SELECT value FROM meta WHERE key = 'schema_version'");
-      assert.equal(meta.rows[0].value, '2');
+      assert.equal(meta.rows[0].value, '3');
       await c.query("INSERT INTO schema_migrations (version, name) VALUES (99, 'future')");
       await assert.rejects(
         openPostgresStore(url, 'pg'),

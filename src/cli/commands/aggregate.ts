@@ -22,7 +22,12 @@ import {
 } from '../../bundle/fleet-paths.js';
 import { escapeControlChars } from '../../text/untrusted-text.js';
 import { renderRankingMarkdown, renderRankingText } from '../../bundle/ranking-render.js';
-import { GROUP_BYS, type FleetRanking } from '../../bundle/store.js';
+import { GROUP_BYS, type FleetRanking, type GroupBy } from '../../bundle/store.js';
+import { RANKING_CLASSES } from '../../store/class-ranking-build.js';
+import {
+  renderClassRankingMarkdown,
+  renderClassRankingText,
+} from '../../bundle/class-ranking-render.js';
 import { resolveStoreSpec } from '../../store/store-spec.js';
 import { rankingFoldedLines } from '../../bundle/folded-ranking.js';
 import { LOG_OPTIONS, logFilePath, openDaemonLog, type DaemonLog } from '../../log/daemon-log.js';
@@ -84,6 +89,8 @@ Without files, shows the ranking of what the store already holds.`,
     'xrunhunt aggregate --by kernel --since 30d --format markdown > ranking.md',
     'xrunhunt aggregate --watch /srv/xrunhunt/inbox --json',
     'xrunhunt aggregate --resign',
+    'xrunhunt aggregate --by class',
+    'xrunhunt aggregate --class blocked-by-task --since 30d',
   ],
   positionals: true,
   options: {
@@ -106,8 +113,16 @@ Without files, shows the ranking of what the store already holds.`,
     by: {
       type: 'string',
       valueName: 'FACET',
-      choices: GROUP_BYS,
-      description: 'rank separately per kernel release, driver, preemption model or load kind',
+      choices: [...GROUP_BYS, 'class'],
+      description:
+        'rank separately per kernel release, driver, preemption model or load kind; class: per class (flight recorder breakdown class, else offender class) with its culprits',
+    },
+    class: {
+      type: 'string',
+      valueName: 'CLASS',
+      choices: RANKING_CLASSES,
+      description:
+        'rank the culprits of one class only: a breakdown class (blocked-by-task, irq-latency, interference, woken-late, application-late) or an offender class (kernel, idle, user, none, detector-only)',
     },
     since: {
       type: 'string',
@@ -152,7 +167,27 @@ Without files, shows the ranking of what the store already holds.`,
   },
   async run(ctx) {
     const { io, values } = ctx;
-    const by = values.by;
+    const byClass = values.by === 'class' || values.class !== undefined;
+    const by = values.by === 'class' ? undefined : (values.by as GroupBy | undefined);
+    if (byClass && values.by !== undefined && values.by !== 'class') {
+      throw new UsageError(
+        `--class ranks per class and cannot be combined with --by ${values.by}`,
+        {
+          hint: 'use --by class (all classes) or --class CLASS (one), without another --by',
+        },
+      );
+    }
+    if (
+      byClass &&
+      (values.watch || values.tui || values.html !== undefined || values.format === 'folded')
+    ) {
+      throw new UsageError(
+        'the per-class ranking (--by class, --class) is printed once as text, markdown or --json; it has no --watch, --tui, --html or --format folded',
+        {
+          hint: 'run it against the same store while a watcher ingests, e.g. xrunhunt aggregate --by class --store …',
+        },
+      );
+    }
     const top = parseInteger(values.top, '--top', 1, 100_000);
     const sinceMs = values.since === undefined ? null : parseSince(values.since, Date.now());
     if (values.watch && values.format === 'folded' && !values.json) {
@@ -275,6 +310,15 @@ Without files, shows the ranking of what the store already holds.`,
       if (files.length > 0 && !values.json) say(`${summarizeIngest(report)}\n`);
       log?.logger.info({ event: 'ingest', ...ingestCounts(report) }, summarizeIngest(report));
 
+      if (byClass) {
+        const classes = await store.rankClasses({ sinceMs, top, only: values.class ?? null });
+        if (values.json)
+          writeJson(io.stdout, { db: dbPath, ingest: files.length > 0 ? report : null, classes });
+        else if (values.format === 'markdown')
+          io.stdout.write(terminalSafe(renderClassRankingMarkdown(classes)));
+        else io.stdout.write(terminalSafe(renderClassRankingText(classes)));
+        return 0;
+      }
       const rank = (): Promise<FleetRanking> => store.rank({ by: by ?? null, sinceMs, top });
       const html = values.html === undefined ? null : resolve(io.cwd, values.html);
       const writeHtml = async (ranking: FleetRanking): Promise<void> => {

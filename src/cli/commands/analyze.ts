@@ -16,7 +16,8 @@ export { analysisJson } from '../../analysis/json-report.js';
 /**
  * Bundles as input: their events are re-classified with the current rules (frames read back
  * as a log), so `analyze bundle.json.gz` and `analyze dmesg.txt` rank alike. `line` is the
- * 1-based index of the event in the bundle.
+ * 1-based index of the event in the bundle. A format 2 bundle's detection and flight recorder
+ * breakdown ride along on the event (text and JSON show them as the session report does).
  */
 export const bundleInput: BundleInputHandler = (text, source) => {
   const bundle = parseBundleBytes(Buffer.from(text, 'utf8'), source);
@@ -41,6 +42,10 @@ export const bundleInput: BundleInputHandler = (text, source) => {
     };
     if (again?.offenderIndex !== undefined) ev.offenderIndex = again.offenderIndex;
     if (be.time !== null) ev.time = be.time;
+    // Format 2: what the recording machine knew beyond the stack (its detection, its recorder).
+    const detection = be.detection ?? again?.detection;
+    if (detection) ev.detection = detection;
+    if (be.breakdown) ev.breakdown = be.breakdown;
     return ev;
   });
 };
