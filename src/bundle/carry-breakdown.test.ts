@@ -178,3 +178,17 @@ test('scrubbing covers the new strings: comm names, stacks, detection tasks', ()
   assert.equal(clean.events[1]!.breakdown!.parts[0]!.name, '<host>');
   assert.equal(validateBundle(JSON.parse(text) as unknown).scrubbed, true);
 });
+
+test("an application-late breakdown's own sleep (ground truth 4) reaches the bundle and validates", () => {
+  const doc = v2Doc();
+  const own = { ms: 20.03, wokenBy: 'hrtimer_wakeup', wokeAfterHit: true, askedMs: 20 };
+  const source = recorderBreakdown('threadirqs-irq-writer-blocked.txt', 8.572607);
+  const carried = toBundleBreakdown({ ...source, cls: 'application-late', ownSleep: own });
+  assert.deepEqual(carried.ownSleep, own);
+  doc.events[1]!['breakdown'] = carried;
+  const b = validateBundle(doc);
+  assert.deepEqual(b.events[1]!.breakdown?.ownSleep, own);
+  // A negative sleep is refused by the schema, not carried.
+  doc.events[1]!['breakdown'] = { ...carried, ownSleep: { ...own, ms: -1 } };
+  assert.throws(() => validateBundle(doc), /ownSleep/);
+});

@@ -60,6 +60,19 @@ export function toBundleBreakdown(b: XrunBreakdown): BundleBreakdown {
     summary: cut(b.summary, 1024),
     complete: b.complete,
     ...(b.missing !== undefined ? { missing: cut(b.missing, 1024) } : {}),
+    ...(b.ownSleep !== undefined
+      ? {
+          ownSleep: {
+            ms: nonNeg(b.ownSleep.ms),
+            wokenBy: cut(b.ownSleep.wokenBy, 128),
+            wokeAfterHit: b.ownSleep.wokeAfterHit,
+            ...(b.ownSleep.askedMs !== undefined ? { askedMs: nonNeg(b.ownSleep.askedMs) } : {}),
+            ...(b.ownSleep.timerLateMs !== undefined
+              ? { timerLateMs: nonNeg(b.ownSleep.timerLateMs) }
+              : {}),
+          },
+        }
+      : {}),
   };
 }
 

@@ -108,6 +108,23 @@ export const BundleBreakdownSchema = Type.Object(
     summary: text('The top part said plainly.', 1024),
     complete: Type.Boolean({ description: 'False when events were missing.' }),
     missing: opt(text('What was missing when not complete.', 1024)),
+    ownSleep: opt(
+      Type.Object(
+        {
+          ms: Type.Number({ minimum: 0, description: 'The sleep as the kernel timed it (ms).' }),
+          wokenBy: text('The timer that woke it (`hrtimer_wakeup`).', 128),
+          wokeAfterHit: Type.Boolean(),
+          askedMs: opt(Type.Number({ minimum: 0, description: 'The length it asked for (ms).' })),
+          timerLateMs: opt(
+            Type.Number({ minimum: 0, description: 'How late its own timer expired (ms).' }),
+          ),
+        },
+        {
+          description:
+            'Class application-late: the writer slept in its own code, woken by its own timer.',
+        },
+      ),
+    ),
   },
   { description: 'The flight recorder latency breakdown of one XRUN (format 2).' },
 );
