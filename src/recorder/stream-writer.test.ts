@@ -57,3 +57,26 @@ test('snd-dummy: a wake-up inside the dummy hrtimer callback (softirq) counts', 
     undefined,
   );
 });
+
+test('a lost hrtimer_expire_exit does not outlive its softirq: later wake-ups are not the sound timer', () => {
+  // The shape found with PipeWire on snd-dummy: the dummy callback's exit was lost, the softirq
+  // ended, then PipeWire's data thread woke pw-play three times (outside any sound context).
+  const line = (ts: string, rest: string): string =>
+    `     ksoftirqd/1-21      [001] ..s..     ${ts}: ${rest}`;
+  const { events } = parseTraceText(
+    [
+      line('1.000000', 'softirq_entry: vec=8 [action=HRTIMER]'),
+      line(
+        '1.000001',
+        'hrtimer_expire_entry: hrtimer=(____ptrval____) function=dummy_hrtimer_callback [snd_dummy] now=1',
+      ),
+      line('1.000010', 'sched_waking: comm=pipewire pid=168 prio=120 target_cpu=001'),
+      line('1.000030', 'softirq_exit: vec=8 [action=HRTIMER]'),
+      '        pipewire-168     [001] d..2.     1.000300: sched_waking: comm=pw-play pid=190 prio=120 target_cpu=001',
+      '        pipewire-168     [001] d..2.     1.000600: sched_waking: comm=pw-play pid=190 prio=120 target_cpu=001',
+      '        pipewire-168     [001] d..2.     1.000900: sched_waking: comm=pw-play pid=190 prio=120 target_cpu=001',
+    ].join('\n'),
+  );
+  const hit: XrunHit = { cpu: 1, ts: 1.002, comm: 'pipewire', pid: 168, flags: 'd..1.' };
+  assert.equal(inferWriter(events, hit, 'process', () => false)?.comm, 'pipewire');
+});

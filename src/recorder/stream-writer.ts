@@ -39,6 +39,9 @@ export function inferWriter(
   };
   const inIrq = new Map<number, boolean[]>(); // cpu → stack of "is a sound handler"
   const inTimer = new Map<number, boolean[]>();
+  // cpu → timer-stack depth at each open softirq: a softirq's exit closes every timer frame it
+  // opened, so one lost hrtimer_expire_exit cannot leave a sound timer "open" for later wake-ups.
+  const softirqDepth = new Map<number, number[]>();
   const counts = new Map<number, WriterGuess & { last: number }>();
   for (const e of events) {
     if (e.ts > hit.ts) break;
@@ -59,6 +62,17 @@ export function inferWriter(
       case 'hrtimer_expire_exit':
         timers.pop();
         continue;
+      case 'softirq_entry': {
+        const depths = softirqDepth.get(e.cpu) ?? [];
+        depths.push(timers.length);
+        softirqDepth.set(e.cpu, depths);
+        continue;
+      }
+      case 'softirq_exit': {
+        const depth = softirqDepth.get(e.cpu)?.pop();
+        if (depth !== undefined && timers.length > depth) timers.length = depth;
+        continue;
+      }
       case 'sched_waking':
       case 'sched_wakeup':
         break;
