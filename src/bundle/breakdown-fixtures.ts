@@ -1,6 +1,6 @@
 // Real flight recorder breakdowns for tests (not used at run time): the lab captures of
 // test/fixtures/recorder/ run through the recorder's own breakdown code, and the format 2 bundle
-// fixture built from them (test/fixtures/bundles/session-v2-breakdown.json; README there).
+// fixture built from them (test/fixtures/bundles-format-2/session-v2-breakdown.json; described in test/fixtures/bundles/README.md).
 import { readFileSync } from 'node:fs';
 import { breakdownLookbackSeconds, breakdownXrun } from '../recorder/breakdown.js';
 import type { StreamTiming, XrunBreakdown } from '../recorder/breakdown-types.js';

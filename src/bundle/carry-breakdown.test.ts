@@ -24,14 +24,17 @@ const classesAgree: Same<BreakdownClass, BundleBreakdownClass> = true;
 const kindsAgree: Same<BreakdownPart['kind'], BundleBreakdownPart['kind']> = true;
 
 type Doc = Record<string, unknown> & { events: Record<string, unknown>[] };
-const v2Doc = (): Doc => fixtureJson('session-v2-breakdown.json') as Doc;
+const v2Doc = (): Doc => fixtureJson('../bundles-format-2/session-v2-breakdown.json') as Doc;
 const firstBreakdown = (d: Doc) =>
   d.events[1]!['breakdown'] as { latenessMs: number; parts: Record<string, unknown>[] };
 
 test('the format 2 fixture is what the recorder breakdowns make of the ext4 bundle, and validates', () => {
   assert.ok(classesAgree && kindsAgree);
   const built = buildV2Fixture();
-  const file = readFileSync(new URL('session-v2-breakdown.json', FIXTURE_DIR), 'utf8');
+  const file = readFileSync(
+    new URL('../bundles-format-2/session-v2-breakdown.json', FIXTURE_DIR),
+    'utf8',
+  );
   assert.equal(file, `${JSON.stringify(built, null, 2)}\n`, 'regenerate with buildV2Fixture()');
   const b = validateBundle(v2Doc());
   assert.equal(b.formatVersion, 2);

@@ -19,7 +19,8 @@ const RECORDED_ON_MAIN: Record<string, string> = {
 // recorded when format 2 was defined (branch carry), so a later validator change that moves it
 // is caught too.
 const RECORDED_FORMAT_2: Record<string, string> = {
-  'session-v2-breakdown.json': '8c19482ad5497c206a9067cfad2b50d28b64d7e10d90c8ea810424c530edef3e',
+  '../bundles-format-2/session-v2-breakdown.json':
+    '8c19482ad5497c206a9067cfad2b50d28b64d7e10d90c8ea810424c530edef3e',
 };
 
 for (const [name, hash] of Object.entries({ ...RECORDED_ON_MAIN, ...RECORDED_FORMAT_2 })) {

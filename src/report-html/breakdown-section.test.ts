@@ -24,8 +24,8 @@ const html = (name: string, mutate?: (b: ReturnType<typeof validateBundle>) => v
 };
 
 test('a format 2 bundle report has the breakdown section: classes, blockers, each XRUN', () => {
-  const b = validateBundle(fixtureJson('session-v2-breakdown.json'));
-  const page = html('session-v2-breakdown.json');
+  const b = validateBundle(fixtureJson('../bundles-format-2/session-v2-breakdown.json'));
+  const page = html('../bundles-format-2/session-v2-breakdown.json');
   assert.match(page, /<h2 id="breakdown">Latency breakdown \(flight recorder\)<\/h2>/);
   assert.match(page, /4 XRUN breakdowns, 4 complete/);
   const classes = page.split('data-table="breakdown-classes"')[1]!.split('</table>')[0]!;
@@ -40,7 +40,7 @@ test('a format 2 bundle report has the breakdown section: classes, blockers, eac
 });
 
 test('names from the traced machine are escaped; a format 1 bundle has no breakdown section', () => {
-  const page = html('session-v2-breakdown.json', (b) => {
+  const page = html('../bundles-format-2/session-v2-breakdown.json', (b) => {
     b.events[1]!.breakdown!.parts[0]!.name = '<img src=x onerror=alert(1)>';
     b.breakdown!.blockers[0]!.name = '<script>alert(2)</script>';
   });

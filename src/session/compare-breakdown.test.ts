@@ -7,7 +7,7 @@ import { validateBundle } from '../bundle/validate.js';
 import { compareBundles } from './compare.js';
 import { renderComparisonText } from './compare-text.js';
 
-const v2 = () => validateBundle(fixtureJson('session-v2-breakdown.json'));
+const v2 = () => validateBundle(fixtureJson('../bundles-format-2/session-v2-breakdown.json'));
 const v1 = () => validateBundle(fixtureJson('session-ext4-writeback.json'));
 const side = (label: string, bundle: ReturnType<typeof v2>) => ({ label, bundle, samples: null });
 

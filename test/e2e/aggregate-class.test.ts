@@ -14,7 +14,7 @@ test('aggregate --by class ranks breakdown and stack classes; --class narrows; b
   const db = join(dir, 'fleet.db');
   try {
     const files = [
-      join(FIX, 'session-v2-breakdown.json'),
+      join(FIX, '../bundles-format-2/session-v2-breakdown.json'),
       join(FIX, 'session-lab-test-lockup.json.gz'),
     ];
     const all = await runCli(['aggregate', '--db', db, '--by', 'class', ...files]);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { repoRoot, runCli } from '../helpers/cli.js';
 
-const V2 = join(repoRoot, 'test/fixtures/bundles/session-v2-breakdown.json');
+const V2 = join(repoRoot, 'test/fixtures/bundles-format-2/session-v2-breakdown.json');
 const V1 = join(repoRoot, 'test/fixtures/bundles/session-ext4-writeback.json');
 
 test('analyze of a format 2 bundle: per-event breakdowns and the summary, in text and JSON', async () => {

@@ -31,8 +31,8 @@ const bundles: Bundle[] = [];
 let reader: FleetReader;
 
 before(() => {
-  const a = load('session-v2-breakdown.json');
-  const b = load('session-v2-breakdown.json');
+  const a = load('../bundles-format-2/session-v2-breakdown.json');
+  const b = load('../bundles-format-2/session-v2-breakdown.json');
   b.machineId = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
   bundles.push(a, b, load('session-lab-test-lockup.json.gz'));
   const s = openFleetStore(db);

@@ -24,10 +24,10 @@ import { postgresSkip, startTestPostgres, type TestPostgres } from '../helpers/p
 const load = (name: string): Bundle => validateBundle(fixtureJson(name));
 const item = (b: Bundle): IngestItem => ({ bundle: b, hash: bundleHash(b), source: 'test' });
 const fleet = (): IngestItem[] => {
-  const other = load('session-v2-breakdown.json');
+  const other = load('../bundles-format-2/session-v2-breakdown.json');
   other.machineId = 'bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb';
   return [
-    item(load('session-v2-breakdown.json')),
+    item(load('../bundles-format-2/session-v2-breakdown.json')),
     item(other),
     item(load('session-lab-test-lockup.json.gz')),
   ];
@@ -125,7 +125,7 @@ test('a schema-2 SQLite store is upgraded in place to schema 3; old rows rank by
     UPDATE meta SET value = '2' WHERE key = 'schema_version';`);
   db.close();
   s = openFleetStore(path);
-  s.ingest([item(load('session-v2-breakdown.json'))], 0);
+  s.ingest([item(load('../bundles-format-2/session-v2-breakdown.json'))], 0);
   const r = s.rankClasses();
   s.close();
   assert.deepEqual(
