@@ -563,3 +563,43 @@ test('own sleep whose timer expired late: the lateness after the time asked for 
     /its timer hrtimer_wakeup expired 4\.50 ms after the time it asked for .*the timer interrupt came late$/,
   );
 });
+
+test('own sleep, then a wait for a late period interrupt: the sleep that drained the buffer is the late link', () => {
+  // The shape of a ground-truth-4 run under TCG: the writer armed its own 5 ms timer (more than
+  // the 2 ms buffer) at 0.990, its timer woke it at 0.99503, it went back to wait for room at
+  // 0.9951; the next period interrupt came late (none between 0.993 and 0.9965: the CPU stalled)
+  // and found the buffer empty. The buffer ran dry during the writer's own sleep.
+  const b = run(
+    [
+      irqIn(0.992, 0, '<idle>-0'),
+      irqOut(0.99201, 0, '<idle>-0'),
+      hrStart(0.99, 0, PLAY, '00000000ee', 0.995),
+      sw(0.99001, 0, PLAY, 29, 'S', 'swapper/0-0', 120),
+      irqIn(0.993, 0, '<idle>-0'),
+      irqOut(0.99301, 0, '<idle>-0'),
+      hrIn(0.99502, 0, '<idle>-0', '00000000ee'),
+      wake(0.99503, 0, '<idle>-0', 'd.h2.', PLAY, 29, 0),
+      hrOut(0.99504, 0, '<idle>-0', '00000000ee'),
+      sw(0.99505, 0, 'swapper/0-0', 120, 'R', PLAY, 29),
+      sw(0.9951, 0, PLAY, 29, 'S', 'swapper/0-0', 120),
+      irqIn(0.9965, 0, '<idle>-0'),
+      wake(0.99651, 0, '<idle>-0', 'd.h3.', PLAY, 29, 0),
+      xrun(0.99652, 0, '<idle>-0', 'd.h2.'),
+      irqOut(0.99653, 0, '<idle>-0'),
+    ],
+    { ...timing, writerPids: [300] },
+  );
+  assert.equal(b.cls, 'application-late', b.summary);
+  assert.ok(b.ownSleep, b.summary);
+  near(b.ownSleep.ms, 5.03, 'the sleep from the arming to the wake-up');
+  assert.equal(b.ownSleep.wokeAfterHit, false);
+  // Late from the arming to the wake-up: the asked sleep and its timer's 0.02 ms; the late
+  // interrupt after it only noticed the XRUN and is not a part.
+  near(b.latenessMs, 5.03, 'lateness');
+  assert.deepEqual(
+    b.parts.map((p) => p.kind),
+    ['sleep', 'irq-latency'],
+  );
+  assert.match(b.parts[1]!.name, /^its own timer hrtimer_wakeup expired late/);
+  assert.match(b.summary, /^the writer itself slept 5\.0 ms .*no kernel code delayed it$/);
+});

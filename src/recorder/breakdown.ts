@@ -153,8 +153,21 @@ export function breakdownXrun(
         if (end?.by === 'sound') r.deviceWait = end;
       }
     }
+    // A writer that slept on its own timer into the last buffer before the hit, for at least a
+    // buffer, let the buffer run dry itself: whatever came late after it woke (a period
+    // interrupt it then waited for) only noticed the XRUN. That sleep is decisive.
+    if (writer && !r?.ownSleep) {
+      const drained = ownSleepIntoLastBuffer(ctx, all, c, sound);
+      if (drained) r = { ...drained, decisive: true };
+    } else if (r?.ownSleep && r.start <= t1 - timing.bufferSeconds + 1e-9) r.decisive = true;
     // Ties go to the awake candidate: it was on its way and still did not make it.
-    if (r && (!best || r.start < best.start || (r.start === best.start && r.awake && !best.awake)))
+    if (
+      r &&
+      (!best ||
+        (r.decisive === true && best.decisive !== true) ||
+        (r.decisive === best.decisive &&
+          (r.start < best.start || (r.start === best.start && r.awake && !best.awake))))
+    )
       best = r;
   }
 
@@ -172,7 +185,7 @@ export function breakdownXrun(
   const due = Math.max(best.start, t0);
   if (late.tl.unseen) missing.push(`no event of ${late.comm} (pid ${late.pid}) in the window`);
   const parts = best.parts;
-  const out = finish(hit, shape, detector, late, due, parts, missing, t1);
+  const out = finish(hit, shape, detector, late, due, parts, missing, best.endTs ?? t1);
   if (best.ownSleep) {
     out.ownSleep = best.ownSleep;
     const o = best.ownSleep;
@@ -218,6 +231,42 @@ interface ChainResult {
   ownSleep?: NonNullable<XrunBreakdown['ownSleep']>;
   /** The writer's sleep ended by the sound path after the hit: it waited for the device. */
   deviceWait?: SleepEnd;
+  /** The writer's own sleep drained the buffer: it wins over any other chain. */
+  decisive?: boolean;
+  /** Where the lateness ends when not at the hit (a decisive sleep ends at its wake-up). */
+  endTs?: number;
+}
+
+/**
+ * The writer's latest sleep that its own timer ended within the last buffer before the hit,
+ * asked for (or lasting) at least a buffer: the sleep in which the buffer ran dry, even when the
+ * writer woke and then waited again before the XRUN was noticed.
+ */
+function ownSleepIntoLastBuffer(
+  ctx: ChainContext,
+  all: readonly TraceEvent[],
+  c: Candidate,
+  sound: SoundContext,
+): ChainResult | undefined {
+  const { t0, t1, timing } = ctx;
+  const lastBuffer = t1 - timing.bufferSeconds;
+  for (let i = all.length - 1; i >= 0; i--) {
+    const e = all[i]!;
+    if (e.ts > t1 || e.name !== 'sched_switch' || Number(e.fields['prev_pid']) !== c.pid) continue;
+    if ((e.fields['prev_state'] ?? '').startsWith('R')) continue;
+    const end = sleepEnd(all, c.pid, e.ts, sound);
+    if (!end || end.to <= lastBuffer) return undefined;
+    if (end.by !== 'own-timer' || end.to > t1) continue;
+    const from = Math.min(end.armedTs ?? e.ts, e.ts);
+    const asked = end.askedUntil === undefined ? end.to - from : end.askedUntil - from;
+    if (asked < timing.bufferSeconds || from > lastBuffer) continue;
+    // Due when it went to sleep instead of writing, late until its wake-up: the buffer ran dry
+    // inside that sleep; what came after (the late interrupt it then waited for) only noticed
+    // the XRUN, so it is not a part of the lateness.
+    const r = ownSleepResult({ ...ctx, t1: end.to }, c, end, Math.max(from, t0));
+    return { ...r, endTs: end.to };
+  }
+  return undefined;
 }
 
 /** The last switch-out of `pid` into a sleep (prev_state not R) at or before t. */
