@@ -133,10 +133,15 @@ test(
           .map((x) => `${x.kind} ${x.name} ${(x.share * 100).toFixed(0)} %`)
           .join(', ')}; pipewire threads: ${affinity}\n`,
       );
-      // Each kept window ends with its hit; a window may also hold an earlier, dropped hit.
+      // Each window written ends with its hit; a window may also hold an earlier, dropped hit.
+      // recorder.txt is capped (32 MiB): with PipeWire's 16,384-frame buffer W is 682 ms before
+      // and after each hit, so only the first windows fit (74 of 400 in one run); the breakdowns
+      // below cover every kept window.
+      const written = (file('watch-bundle/recorder.txt').match(/^# window \d+:/gm) ?? []).length;
+      assert.ok(written >= 1 && written <= rec.windowsKept, `${written} windows written\n${diag}`);
       assert.ok(
-        hits.length >= rec.windowsKept && hits.length <= rec.hits,
-        `${hits.length} hits in recorder.txt\n${diag}`,
+        hits.length >= written && hits.length <= rec.hits,
+        `${hits.length} hits in ${written} windows of recorder.txt\n${diag}`,
       );
       // Period interrupts off: only a task's own syscall can notice, and it is never a status
       // read (watch does not poll a stream without period wake-ups).
