@@ -224,15 +224,19 @@ export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): strin
     ') &',
     'play_pid=$!',
     // An open stream's hw_params shows its configuration; reading it does not touch the stream.
-    'pw_open=',
+    // Only a configured stream that is RUNNING counts, and what was read is what is recorded:
+    // WirePlumber's probe opens and closes the device first ("no setup", then "closed"; the
+    // final CI run caught it between the two and recorded a closed stream).
+    'pw_open=; pw_hw=; pw_sw=',
     'i=0; while [ -z "$pw_open" ] && [ $i -lt 600 ]; do',
     '  for f in /proc/asound/card*/pcm*p/sub*/hw_params; do',
-    '    [ -r "$f" ] && ! grep -q "^closed" "$f" && pw_open="${f%/hw_params}"',
+    '    s="${f%/hw_params}"; h=$(cat "$f" 2>/dev/null); w=$(cat "$s/sw_params" 2>/dev/null)',
+    '    case "$h" in *"period_size:"*) grep -q "state: RUNNING" "$s/status" 2>/dev/null && pw_open="$s" && pw_hw="$h" && pw_sw="$w";; esac',
     '  done',
     '  [ -z "$pw_open" ] && sleep 0.1',
     '  i=$((i + 1))',
     'done',
-    'if [ -z "$pw_open" ]; then pw_fail "no kernel playback stream opened within 60 s"; fi',
+    'if [ -z "$pw_open" ]; then pw_fail "no kernel playback stream configured and running within 60 s"; fi',
     '{',
     `  echo "mode: ${opts.mode}"`,
     `  echo "device: ${opts.device.replace(/["\\$`]/g, '')}"`,
@@ -240,8 +244,8 @@ export function renderPipewireSetup(opts: GuestPipewireOptions, pin = ''): strin
     '  echo "pipewire: $(env $pw_env pipewire --version 2>&1 | tail -1)"',
     '  echo "wireplumber: $(env $pw_env wireplumber --version 2>&1 | tail -1)"',
     '  if [ -n "$pw_open" ]; then',
-    '    echo "== hw_params"; cat "$pw_open/hw_params"',
-    '    echo "== sw_params"; cat "$pw_open/sw_params"',
+    '    echo "== hw_params"; printf "%s\\n" "$pw_hw"',
+    '    echo "== sw_params"; printf "%s\\n" "$pw_sw"',
     '  fi',
     '  echo "== threads of pipewire (tid comm policy rtprio cpu)"',
     '  ps -L -o tid=,comm=,cls=,rtprio=,psr= -p "$pw_pid"',
