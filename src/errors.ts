@@ -59,6 +59,11 @@ export function isXrunhuntError(err: unknown): err is XrunhuntError {
   return err instanceof XrunhuntError;
 }
 
+/** The message of anything thrown (an Error's message, else its text): for warnings and logs. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
 /** Node's system errors carry `code` ('ENOENT', 'EACCES', ...); this reads it safely. */
 export function errnoCode(err: unknown): string | undefined {
   if (typeof err === 'object' && err !== null && 'code' in err) {

@@ -3,7 +3,7 @@
 // synchronous (koffi's async mode has a 2.7 ms p99 round trip: unfit for audio).
 import koffi from 'koffi';
 import type { LibraryHandle } from 'koffi';
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 
 /** Opaque handles as koffi hands them over; only this folder looks inside. */
 export type Handle = unknown;
@@ -135,7 +135,7 @@ export function loadAsound(): Asound {
   } catch (err) {
     throw new XrunhuntError(
       'not-found',
-      `cannot load libasound.so.2 (the ALSA library): ${err instanceof Error ? err.message : String(err)}`,
+      `cannot load libasound.so.2 (the ALSA library): ${errorMessage(err)}`,
       { hint: 'install it: apt-get install libasound2 (Fedora: dnf install alsa-lib)', cause: err },
     );
   }

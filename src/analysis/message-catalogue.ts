@@ -4,7 +4,7 @@
 // message that a mailer or terminal wrapped at a space. Pure except loadMessageCatalogue().
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 import type { EventKind } from './types.js';
 
 /** xrun / hw_ptr_error / invalid_position start an event; context and note lines never do. */
@@ -193,7 +193,7 @@ export function parseMessageCatalogue(
   try {
     doc = JSON.parse(text);
   } catch (err) {
-    fail(source, 'JSON', err instanceof Error ? err.message : String(err));
+    fail(source, 'JSON', errorMessage(err));
   }
   if (typeof doc !== 'object' || doc === null) fail(source, 'top level', 'expected an object');
   const d = doc as Record<string, unknown>;

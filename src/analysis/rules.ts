@@ -3,7 +3,7 @@
 // file:line errors. The parse is pure; loadRules() is the thin synchronous IO shell.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 
 /** Bumped whenever a rule list changes meaning: signatures from different versions may not group. */
 export const RULES_VERSION = '1.5.0';
@@ -56,7 +56,7 @@ export function parseRuleList(name: string, text: string, source = `${name}.txt`
     } catch (err) {
       throw new XrunhuntError(
         'format',
-        `${source}:${i + 1}: invalid rule regex "${pattern}": ${err instanceof Error ? err.message : String(err)}`,
+        `${source}:${i + 1}: invalid rule regex "${pattern}": ${errorMessage(err)}`,
         { hint: 'each non-comment line of a rule list must be one JavaScript regular expression' },
       );
     }

@@ -7,7 +7,7 @@
 // a writer still holding events.ndjson open would append to the replaced file.
 import { readdir, lstat, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { XrunhuntError, errnoCode } from '../errors.js';
+import { errnoCode, errorMessage, XrunhuntError } from '../errors.js';
 import { inspectInputPath, requireRegularFileWithin } from '../io/input-path.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { readBundle } from './read.js';
@@ -164,7 +164,7 @@ async function scrubOne(path: string, name: string, scrubber: Scrubber): Promise
   }
 }
 
-const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const message = (err: unknown): string => errorMessage(err);
 
 /**
  * Scrubs every text file of a bundle folder in place — bundle.json.gz, events.ndjson,

@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 import { bundleToRows, eventColumnValues } from './fleet-rows.js';
 import {
   buildRanking,
@@ -571,7 +571,7 @@ function sqliteMissing(err: unknown): XrunhuntError {
 
 /** Whether an error from opening a database is the native addon failing to load. */
 export function isAddonLoadError(err: unknown): boolean {
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = errorMessage(err);
   return /bindings file|better_sqlite3\.node|NODE_MODULE_VERSION|ERR_DLOPEN_FAILED|invalid ELF/i.test(
     msg,
   );

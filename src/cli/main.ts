@@ -15,7 +15,7 @@ import {
 } from './command-catalog.js';
 import { didYouMean } from './did-you-mean.js';
 import { quietStderr } from './quiet-stream.js';
-import { UsageError, isXrunhuntError, InterruptedError } from '../errors.js';
+import { errorMessage, InterruptedError, isXrunhuntError, UsageError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 
 async function renderTopHelp(): Promise<string> {
@@ -72,7 +72,7 @@ export function reportError(io: CliIo, err: unknown, debug = false): number {
     return 1;
   }
   io.stderr.write(
-    `xrunhunt: internal error (this is a bug, please report it): ${err instanceof Error ? err.message : String(err)}\n`,
+    `xrunhunt: internal error (this is a bug, please report it): ${errorMessage(err)}\n`,
   );
   if (debug) {
     io.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

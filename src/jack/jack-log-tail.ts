@@ -2,7 +2,7 @@
 // with the time it was read: jackd prints no timestamps, so the read time is what joins a
 // line to the xrun callbacks. A thin IO shell around parseJackLogLine.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 import { parseJackLogLine } from './jack-log-line.js';
 import type { StampedJackLogEvent } from './jack-incidents.js';
 
@@ -27,7 +27,7 @@ export function followJackLog(path: string, now: () => number): JackLogTail {
   } catch (err) {
     throw new XrunhuntError(
       'not-found',
-      `cannot read the jackd log "${path}": ${err instanceof Error ? err.message : String(err)}`,
+      `cannot read the jackd log "${path}": ${errorMessage(err)}`,
       {
         hint: 'give the file jackd writes its output to (jackd ... >jackd.log 2>&1; scripts/jack-dummy.sh writes /tmp/xrunhunt-jackd.log), or leave out --jack-log',
         cause: err,

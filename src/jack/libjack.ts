@@ -4,7 +4,7 @@
 // xrunhunt never starts a JACK server: every open passes JackNoStartServer.
 import koffi from 'koffi';
 import type { LibraryHandle, TypeObject } from 'koffi';
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 
 /** An opaque `jack_client_t *` as koffi hands it over. */
 export type JackClientHandle = unknown;
@@ -129,7 +129,7 @@ export function loadLibJack(): { lib: LibJack; types: JackCallbackTypes } {
   } catch (err) {
     throw new XrunhuntError(
       'not-found',
-      `cannot load libjack.so.0 (the JACK client library): ${err instanceof Error ? err.message : String(err)}`,
+      `cannot load libjack.so.0 (the JACK client library): ${errorMessage(err)}`,
       {
         hint: 'install it: apt-get install libjack-jackd2-0 (Fedora: dnf install jack-audio-connection-kit), or leave out --jack',
         cause: err,

@@ -11,7 +11,7 @@
 // next start (restorePendingJournals, which trusts exactly these entries: journal-trust.ts) undo it.
 import { join } from 'node:path';
 import { readFileSync, readdirSync } from 'node:fs';
-import { XrunhuntError, errnoCode } from '../errors.js';
+import { errnoCode, errorMessage, XrunhuntError } from '../errors.js';
 import {
   SettingsJournal,
   assertNoLiveSession,
@@ -139,7 +139,7 @@ export interface RecorderSource {
 }
 
 const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const errMsg = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const errMsg = (err: unknown): string => errorMessage(err);
 const eventLabel = (e: RecorderEventName): string => `${e.system}:${e.event}`;
 
 /** Why the recorder cannot run on this machine (null: it can), without changing anything. */

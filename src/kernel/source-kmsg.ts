@@ -4,7 +4,7 @@
 // record; EPIPE means the kernel overwrote records we had not read yet. Sequence numbers
 // are contiguous, so any gap is "N kernel messages lost".
 import { constants, promises as fsp, readSync } from 'node:fs';
-import { errnoCode } from '../errors.js';
+import { errnoCode, errorMessage } from '../errors.js';
 import type { ClockOffset, KernelCaptureSource } from './source-contract.js';
 import { LineQueue } from './source-queue.js';
 
@@ -192,9 +192,7 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
         }
       }
     } catch (err) {
-      warnings.push(
-        `reading /dev/kmsg failed: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      warnings.push(`reading /dev/kmsg failed: ${errorMessage(err)}`);
     } finally {
       queue.end();
     }

@@ -10,7 +10,7 @@
 // close(), process exit and — after a kill -9 — the next start (restorePendingJournals) undo it.
 import { closeSync, constants, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { XrunhuntError, errnoCode } from '../errors.js';
+import { errnoCode, errorMessage, XrunhuntError } from '../errors.js';
 import {
   SettingsJournal,
   assertNoLiveSession,
@@ -129,7 +129,7 @@ export type KprobeCaptureSource = KernelCaptureSource & {
 };
 
 const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const errMsg = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const errMsg = (err: unknown): string => errorMessage(err);
 
 // Paths of the files the backend touches inside one tracefs mount.
 export function kprobePaths(tracefs: string) {

@@ -2,7 +2,7 @@
 // else `dmesg -W`, else none — with the reason each better one was unavailable, so the
 // report can say plainly what could not be seen.
 import { execFile } from 'node:child_process';
-import { UsageError, errnoCode } from '../errors.js';
+import { errnoCode, errorMessage, UsageError } from '../errors.js';
 import type {
   CaptureCandidate,
   CaptureSourceName,
@@ -117,7 +117,7 @@ export async function selectCapture(
       await opened.start(signal);
       return { source: opened, name: c.name, skipped };
     } catch (err) {
-      skipped.push(`${c.name}: ${err instanceof Error ? err.message : String(err)}`);
+      skipped.push(`${c.name}: ${errorMessage(err)}`);
       await opened.close().catch(() => undefined);
     }
   }

@@ -2,7 +2,7 @@
 // It runs one kind's loop, reports counters to the parent over IPC, and ends on the
 // deadline, a byte limit, a stop message, SIGTERM/SIGINT, or when the parent disappears
 // (so a `kill -9` of the CLI never leaves a load running).
-import { errnoCode, isXrunhuntError } from '../errors.js';
+import { errnoCode, errorMessage } from '../errors.js';
 import { pinProcessToCpus } from './pin-process.js';
 import { kindSpec } from './registry.js';
 import { WorkContext } from './work-context.js';
@@ -57,7 +57,7 @@ async function main(): Promise<void> {
       detail = `the filesystem is full (${code}) in ${config.dir}`;
     } else {
       end = 'failed';
-      detail = isXrunhuntError(err) || err instanceof Error ? err.message : String(err);
+      detail = errorMessage(err);
     }
   }
   await sendLast({

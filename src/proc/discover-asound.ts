@@ -12,7 +12,7 @@ import {
   parseSubstreamStatus,
   parseXrunDebugValue,
 } from './asound-formats.js';
-import { errnoCode } from '../errors.js';
+import { errnoCode, errorMessage } from '../errors.js';
 
 export interface SubstreamInfo {
   index: number;
@@ -76,7 +76,7 @@ function describe(err: unknown): string {
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied (needs root)';
   if (code === 'EISDIR') return 'is a directory, expected a file';
   if (code === 'ENOENT') return 'does not exist';
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 const byNumber = (prefix: string) => (a: string, b: string) =>

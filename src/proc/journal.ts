@@ -7,7 +7,7 @@
 // save/set/restore, made durable.
 import * as nodeFs from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { checkJournalFileTrust, runningUid } from './journal-trust.js';
 import { SCHED_JOURNAL_KIND, schedRestorer } from './journal-sched.js';
@@ -343,7 +343,7 @@ export class SettingsJournal {
           report.failed.push({
             path: entry.path,
             value: entry.original,
-            error: err instanceof Error ? err.message : String(err),
+            error: errorMessage(err),
           });
           keep.unshift(entry);
         }

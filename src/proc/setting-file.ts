@@ -2,7 +2,7 @@
 // failure into a message a user can act on. Writes never create files: a missing setting is
 // an answer ("the kernel lacks this"), not something to conjure in a tmpfs.
 import { closeSync, constants, openSync, readFileSync, rmdirSync, writeSync } from 'node:fs';
-import { XrunhuntError, errnoCode } from '../errors.js';
+import { errnoCode, errorMessage, XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 
 /** How settings are read and written; tests and the journal receive this as a parameter. */
@@ -79,11 +79,9 @@ export function settingFileError(
         },
       );
     default:
-      return new XrunhuntError(
-        'resource',
-        `cannot ${op} ${shown}: ${err instanceof Error ? err.message : String(err)}`,
-        { cause: err },
-      );
+      return new XrunhuntError('resource', `cannot ${op} ${shown}: ${errorMessage(err)}`, {
+        cause: err,
+      });
   }
 }
 

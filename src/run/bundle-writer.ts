@@ -18,6 +18,7 @@ import type { SessionEvent } from '../session/events.js';
 import type { SessionReport } from '../session/report-model.js';
 import { BUNDLE_FILES, openBundleEventLog, writeBundleFolder } from '../session/session-bundle.js';
 import type { BundleFile } from './probe.js';
+import { errorMessage } from '../errors.js';
 
 export interface RunBundle {
   /** The folder (null: nothing is written, e.g. a stress cell). */
@@ -96,7 +97,7 @@ export function openRunBundle(dir: string | null, roots?: RunBundleRoots): RunBu
         }
         return null;
       } catch (err) {
-        return err instanceof Error ? err.message : String(err);
+        return errorMessage(err);
       }
     },
     async close(scrub) {

@@ -2,7 +2,7 @@
 // must not end in "no such directory"), the file written at the end.
 import { statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { UsageError, XrunhuntError } from '../errors.js';
+import { errorMessage, UsageError, XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 
 /** Resolves `--junit FILE` and checks its folder exists (before anything runs). */
@@ -31,7 +31,7 @@ export function writeJunitFile(path: string, xml: string): void {
   } catch (err) {
     throw new XrunhuntError(
       'resource',
-      `could not write the JUnit file ${quoteUntrusted(path)}: ${err instanceof Error ? err.message : String(err)}`,
+      `could not write the JUnit file ${quoteUntrusted(path)}: ${errorMessage(err)}`,
       { hint: 'the report above is complete; choose a writable path with --junit FILE' },
     );
   }

@@ -14,6 +14,7 @@ import type { SessionKernelEvent } from '../session/events.js';
 import { createLiveAnalyzer, type LiveAnalyzer } from '../session/live-analyzer.js';
 import { HeadTailLines } from './bounded.js';
 import type { BundleFile, RunContext, RunProbe } from './probe.js';
+import { errorMessage } from '../errors.js';
 
 /** After the run stops, keep reading the kernel log this long: the last dumps are printed
  * within a few ms, but journalctl/dmesg followers add their own latency. */
@@ -182,9 +183,7 @@ export function createKernelCapture(o: KernelCaptureOptions): KernelCapture {
     async restore(ctx: RunContext) {
       if (source) await source.close().catch(() => undefined);
       await loop.catch((err: unknown) =>
-        ctx.notes.warn(
-          `kernel log capture failed: ${err instanceof Error ? err.message : String(err)}`,
-        ),
+        ctx.notes.warn(`kernel log capture failed: ${errorMessage(err)}`),
       );
       if (quietTimer) clearInterval(quietTimer);
       deliver(live.finish());

@@ -12,6 +12,7 @@ import {
   type SelectCapture,
 } from './kernel-capture.js';
 import { createXrunDebugProbe, type XrunDebugProbe } from './xrun-debug-probe.js';
+import { errorMessage } from '../errors.js';
 
 export interface KernelProbesOptions {
   /** The command running ('session', 'watch'): journals are labelled with it. */
@@ -86,7 +87,7 @@ export function createKernelProbes(o: KernelProbesOptions): KernelProbes {
       try {
         if (xrunDebug.setStackDumps(on)) emitStatus();
       } catch (err) {
-        o.warn(`could not change xrun_debug: ${err instanceof Error ? err.message : String(err)}`);
+        o.warn(`could not change xrun_debug: ${errorMessage(err)}`);
       }
     },
   };

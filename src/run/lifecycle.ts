@@ -6,6 +6,7 @@
 import type { RunContext, RunProbe } from './probe.js';
 import { beginSettingsRun, describeRestoreReport, type SettingsLock } from '../proc/index.js';
 import type { RunOptions } from './run-options.js';
+import { errorMessage } from '../errors.js';
 
 /** What the lifecycle needs of a run's options: where journals are, the roots it locks. */
 export type LifecycleOptions = Pick<
@@ -51,9 +52,7 @@ export async function runLifecycle<R>(
       try {
         await p.restore?.(ctx);
       } catch (err) {
-        ctx.notes.warn(
-          `${p.name}: restoring failed: ${err instanceof Error ? err.message : String(err)}`,
-        );
+        ctx.notes.warn(`${p.name}: restoring failed: ${errorMessage(err)}`);
       }
     }
     // The system-wide settings lock (src/proc) is released here, once everything is back.

@@ -2,7 +2,7 @@
 // the settings lock, journaled), feeds every trace_pipe line into the bounded windows
 // (recorder-windows.ts), undoes everything at restore, and writes the kept windows into the
 // bundle as recorder.txt. The per-XRUN breakdown (src/recorder/) is computed from windows().
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 import { createRecorderSource, recorderUnavailable } from '../kernel/recorder-source.js';
 import type {
   RecorderCounts,
@@ -144,7 +144,7 @@ export function createRecorderProbe(o: RecorderProbeOptions): RecorderProbe {
       } catch (err) {
         for (const w of src.warnings) ctx.notes.warn(`flight recorder: ${w}`);
         if (o.mode === 'on') throw err;
-        reason = `--recorder auto: off because ${err instanceof Error ? err.message : String(err)}`;
+        reason = `--recorder auto: off because ${errorMessage(err)}`;
         ctx.notes.warn(reason);
       }
     },

@@ -6,6 +6,7 @@ import type { RunContext } from './probe.js';
 import { createRunNotes, type RunNotes } from './run-notes.js';
 import type { AsoundDiscovery } from '../proc/index.js';
 import { explainXrunDebugAbsence, readKernelConfig, readKernelRelease } from '../proc/index.js';
+import { errorMessage } from '../errors.js';
 
 /** How a run is stopped, and why it was. */
 export interface RunStopper {
@@ -108,7 +109,7 @@ export function settleRun<T extends { exitCode: number }>(
     bus.emit({
       type: 'warning',
       timeMs: 0,
-      message: `${what} failed: ${err instanceof Error ? err.message : String(err)}`,
+      message: `${what} failed: ${errorMessage(err)}`,
     });
     bus.emit({ type: 'session-end', timeMs: 0, exitCode: 1 });
   });

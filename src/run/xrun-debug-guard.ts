@@ -17,6 +17,7 @@ import {
   describeRestoreReport,
   sessionJournalFile,
 } from '../proc/index.js';
+import { errorMessage } from '../errors.js';
 
 /** xrun_debug bit 2: print a stack dump with each XRUN header. */
 const STACK_DUMP_BIT = 2;
@@ -68,7 +69,7 @@ export function takeXrunDebug(
       options.io ? { io: options.io } : {},
     );
   } catch (err) {
-    return { ok: false, reason: errorText(err) };
+    return { ok: false, reason: errorMessage(err) };
   }
   const control = new XrunDebugControl(journal, options.io);
   let current = mask;
@@ -89,7 +90,7 @@ export function takeXrunDebug(
     changes = control.enable(targets, mask);
   } catch (err) {
     restoreOnce();
-    return { ok: false, reason: errorText(err) };
+    return { ok: false, reason: errorMessage(err) };
   }
   const setMask = (m: number): void => {
     if (done) return;
@@ -126,8 +127,4 @@ export function restoreXrunDebugReporting(
   for (const f of report.failed)
     say.warn(`could not restore ${f.path} to ${f.value}: ${f.error}; run "xrunhunt debug restore"`);
   if (report.restored.length) say.note(describeRestoreReport(report).join('; '));
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -6,6 +6,7 @@ import type { LoadGenerator, LoadKind, LoadOptions, LoadStats, Phase } from '../
 import type { RunContext, RunProbe } from '../run/probe.js';
 import type { SessionEvent, SessionThroughput } from './events.js';
 import type { CollectedPhase } from './report-build.js';
+import { errorMessage } from '../errors.js';
 
 export interface LoadPhasesOptions {
   phases: readonly Phase[];
@@ -65,7 +66,7 @@ export function sumThroughput(segments: readonly LoadStats[]): SessionThroughput
   return t;
 }
 
-const errMsg = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const errMsg = (err: unknown): string => errorMessage(err);
 
 /** Creates the phase runner of one session. */
 export function createLoadPhases(o: LoadPhasesOptions): LoadPhases {

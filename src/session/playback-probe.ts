@@ -4,7 +4,7 @@
 // ending on its own (unplugged, error) stops the run.
 import type { PlaybackHandle, PlaybackOptions, PlaybackSummary } from '../playback/index.js';
 import type { StartedEvent, StatsEvent, XrunEvent } from '../playback/types.js';
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 import type { RunContext, RunProbe } from '../run/probe.js';
 
 export interface PlaybackProbeOptions {
@@ -23,7 +23,7 @@ export interface PlaybackProbe extends RunProbe {
   readonly summary: PlaybackSummary | null;
 }
 
-const errMsg = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const errMsg = (err: unknown): string => errorMessage(err);
 
 /** Creates the probe; nothing is opened before apply. */
 export function createPlaybackProbe(o: PlaybackProbeOptions): PlaybackProbe {

@@ -4,7 +4,7 @@
 // phases, every event logged as it happens) → collect (stop playback, drain the kernel log)
 // → restore (always, in one finally) → analyze (correlate, report, bundle). Every dependency
 // that touches the machine comes in through SessionDeps.
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 import { correlateXruns, lagWindowMs, normalizePcmId } from '../analysis/correlate.js';
 import type { BundleHost } from '../bundle/index.js';
 import type { LoadGenerator, LoadKind, LoadOptions, Phase } from '../load/index.js';
@@ -83,7 +83,7 @@ export interface SessionOutcome {
   report: SessionReport;
 }
 
-const errMsg = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+const errMsg = (err: unknown): string => errorMessage(err);
 
 /** What the dashboard's controls act on, filled in as the session gets there. */
 interface ControlTargets {

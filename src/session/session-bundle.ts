@@ -25,7 +25,7 @@ import {
 } from '../bundle/carry-breakdown.js';
 import type { SessionReport } from './report-model.js';
 import { EventLogWriter } from './event-log.js';
-import { XrunhuntError } from '../errors.js';
+import { errorMessage, XrunhuntError } from '../errors.js';
 
 /** The file names inside a bundle folder. */
 export const BUNDLE_FILES = {
@@ -192,7 +192,7 @@ export function openBundleEventLog(outDir: string): EventLogWriter {
   } catch (err) {
     throw new XrunhuntError(
       'resource',
-      `cannot create the bundle folder ${outDir}: ${err instanceof Error ? err.message : String(err)}`,
+      `cannot create the bundle folder ${outDir}: ${errorMessage(err)}`,
       { hint: 'choose a writable folder with --out DIR' },
     );
   }

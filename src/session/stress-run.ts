@@ -7,6 +7,7 @@ import { offenderName } from './report-build.js';
 import type { SessionParams } from './events.js';
 import { startSession, type SessionDeps, type SessionOptions } from './run-session.js';
 import { cellNeeded, type StressCell } from './stress.js';
+import { errorMessage } from '../errors.js';
 
 /** One planned cell: a load at a period, with its checked session plan. */
 export interface StressCellPlan {
@@ -73,7 +74,7 @@ export async function runStressMatrix(
         note: signal.aborted ? 'interrupted' : null,
       });
     } catch (err) {
-      cells.push(notRun(load, period, err instanceof Error ? err.message : String(err)));
+      cells.push(notRun(load, period, errorMessage(err)));
     }
     o.onCellDone?.(cells[cells.length - 1]!);
   }

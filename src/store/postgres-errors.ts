@@ -1,5 +1,6 @@
 // Pure: what a node-postgres error means for a retry. PostgreSQL reports a SQLSTATE in
 // `code`; a lost socket reports a Node errno (ECONNREFUSED, ECONNRESET) or only a message.
+import { errorMessage } from '../errors.js';
 
 const codeOf = (err: unknown): string | undefined =>
   typeof err === 'object' && err !== null && typeof (err as { code?: unknown }).code === 'string'
@@ -38,7 +39,7 @@ export function isTransientConnectionError(err: unknown): boolean {
 
 /** One line about a database error, for a user (never includes the URL or its password). */
 export function describePgError(err: unknown): string {
-  const msg = err instanceof Error ? err.message : String(err);
+  const msg = errorMessage(err);
   const code = codeOf(err);
   return code && !msg.includes(code) ? `${msg} (${code})` : msg;
 }
