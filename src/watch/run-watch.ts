@@ -46,7 +46,7 @@ import {
 import { createJackProbe, type JackWatchEvent } from './jack-probe.js';
 import { jackConclusion } from '../jack/jack-view.js';
 import { createStreamPoller } from './stream-poller.js';
-import { statusPollDecision } from './status-poll-policy.js';
+import { kernelXrunsCaptured, statusPollDecision } from './status-poll-policy.js';
 import {
   attributeStream,
   rankWatch,
@@ -357,7 +357,8 @@ async function runWatch(
   let watchedXruns = 0;
   const sampler = deps.loadSampler(o.roots.procRoot);
   // A status read can make watch the XRUN detector: read it only where the counters are needed.
-  const decisions = new Map(streams.map((s) => [s, statusPollDecision(s, o.capture !== 'none')]));
+  const kernelSeen = kernelXrunsCaptured(o.capture, o.recorder);
+  const decisions = new Map(streams.map((s) => [s, statusPollDecision(s, kernelSeen)]));
   const statusPolled = (s: WatchedStream): boolean => decisions.get(s)?.readStatus ?? true;
   for (const [s, d] of decisions) {
     if (!d.readStatus) note(`${streamLabel(s)}: ${d.reason}`);

@@ -2,7 +2,7 @@
 // watch the task that detects the XRUN): the policy, and the poller following it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statusPollDecision } from './status-poll-policy.js';
+import { kernelXrunsCaptured, statusPollDecision } from './status-poll-policy.js';
 import { createStreamPoller } from './stream-poller.js';
 import { readWatchedStream, type WatchedStream } from './running-streams.js';
 
@@ -53,6 +53,18 @@ test('a stream the kernel reports is not status-polled while a kernel capture ru
   assert.equal(s.owner, 'pipewire');
   assert.equal(statusPollDecision(s, true).readStatus, false);
   assert.equal(statusPollDecision(s, false).readStatus, true, '--capture none keeps the counters');
+});
+
+test('the flight recorder counts as a kernel capture only when it is on for sure', () => {
+  assert.equal(kernelXrunsCaptured('auto', undefined), true);
+  assert.equal(kernelXrunsCaptured('none', undefined), false);
+  // GT5 in the lab: --capture none --recorder on, and watch's own status read once detected
+  // one of PipeWire's XRUNs.
+  assert.equal(kernelXrunsCaptured('none', 'on'), true);
+  assert.equal(kernelXrunsCaptured('none', 'auto'), false, 'auto may turn itself off later');
+  assert.equal(kernelXrunsCaptured('none', 'off'), false);
+  const s = stream(tree(SW_REPORTED));
+  assert.equal(statusPollDecision(s, kernelXrunsCaptured('none', 'on')).readStatus, false);
 });
 
 test('a stream whose underruns the kernel hides keeps its status polled', () => {

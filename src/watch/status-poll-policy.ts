@@ -5,7 +5,9 @@
 // The kernel does not export whether a stream has period wake-ups (no_period_wakeup is not in
 // hw_params or sw_params under /proc), so the rule is by what the read is for: the counters
 // are only needed for underruns the kernel will not report (stop_threshold above the buffer)
-// or when no kernel capture runs at all. Every other stream is followed through hw_params,
+// or when nothing captures the kernel's XRUNs at all (neither a kernel log nor `--recorder on`,
+// whose probe on __snd_pcm_xrun sees every one: with --capture none --recorder on, a PipeWire
+// watch in the lab once detected one of PipeWire's XRUNs in its own status read). Every other stream is followed through hw_params,
 // which shows only the configuration (or "closed") and does not touch the stream. Pure.
 import type { WatchedStream } from './running-streams.js';
 
@@ -15,7 +17,14 @@ export interface StatusPollDecision {
   reason: string;
 }
 
-// Decides, per stream, whether the poller reads its status file.
+/** Whether the kernel's XRUNs are captured: a kernel log capture, or `--recorder on`
+ * (`auto` may turn itself off after the poll policy is decided, so it does not count). */
+export function kernelXrunsCaptured(capture: string, recorder: string | undefined): boolean {
+  return capture !== 'none' || recorder === 'on';
+}
+
+// Decides, per stream, whether the poller reads its status file; `kernelCapture`: a kernel log
+// capture or the flight recorder (`--recorder on`) sees the kernel's XRUNs.
 export function statusPollDecision(
   stream: Pick<WatchedStream, 'kernel'>,
   kernelCapture: boolean,
@@ -29,7 +38,8 @@ export function statusPollDecision(
   if (!kernelCapture) {
     return {
       readStatus: true,
-      reason: 'no kernel capture runs (--capture none): its counters are the only view',
+      reason:
+        'nothing captures the kernel XRUNs (--capture none, no --recorder on): its counters are the only view',
     };
   }
   return {
