@@ -247,3 +247,43 @@ test('a stop marker the kernel drops (printk.devkmsg=off) ends the drain once ca
   );
   assert.deepEqual(src.warnings, []);
 });
+
+test('the clock offset comes from the tightest of three marker brackets', async () => {
+  // MOCK device and clock: each marker write waits `before` ms, is stamped by "printk" (the
+  // kernel clock runs 250 ms behind CLOCK_MONOTONIC), then takes `after` ms to return. The
+  // first bracket is stretched to 40 ms with the stamp at its start, as when the write waited
+  // behind other work: its midpoint would be 20 ms off.
+  let t = 10_000_000_000n; // CLOCK_MONOTONIC, ns
+  const brackets = [
+    { before: 0n, after: 40n },
+    { before: 1n, after: 1n },
+    { before: 3n, after: 2n },
+  ];
+  const pending: string[] = [];
+  let seq = 10;
+  let writes = 0;
+  const dev: KmsgDevice = {
+    async read() {
+      const r = pending.shift();
+      if (r === undefined) throw errno('EAGAIN');
+      return r;
+    },
+    async write(text) {
+      const b = brackets[writes++]!;
+      t += b.before * 1_000_000n;
+      const usec = (t - 250_000_000n) / 1000n;
+      pending.push(`12,${seq++},${usec},-;${text}\n`);
+      t += b.after * 1_000_000n;
+    },
+    async close() {},
+  };
+  const src = createKmsgSource({ device: dev, now: () => t, sleep: async () => {} });
+  await src.start(new AbortController().signal);
+  const offset = await src.measureClockOffset!();
+  assert.ok(offset);
+  assert.equal(writes, 3);
+  // The 2 ms bracket: offset 250 ms, off by at most its half width.
+  assert.ok(Math.abs(offset.offsetNs - 250e6) <= 1e6, `offset ${offset.offsetNs} ns`);
+  assert.equal(offset.uncertaintyNs, 1e6 + 1000);
+  await src.close();
+});
