@@ -5,6 +5,7 @@
 // are contiguous, so any gap is "N kernel messages lost".
 import { closeSync, constants, openSync, promises as fsp, readSync, writeSync } from 'node:fs';
 import { errnoCode, errorMessage } from '../errors.js';
+import { measureClockByMarker } from './clock-marker.js';
 import type { ClockOffset, KernelCaptureSource } from './source-contract.js';
 import { LineQueue } from './source-queue.js';
 
@@ -15,8 +16,6 @@ const POLL_MS = 10;
 const RECORD_BUFFER_BYTES = 16 * 1024;
 /** How long measureClockOffset waits to see its own marker come back. */
 const MARKER_TIMEOUT_MS = 2000;
-/** Markers written per clock measurement; the one with the tightest bracket counts. */
-const MARKER_TRIES = 3;
 /** Caught up this long while draining without seeing the stop marker: it is not coming. */
 const MARKER_WAIT_NS = BigInt(MARKER_TIMEOUT_MS) * 1_000_000n;
 /** Records read back to back before yielding to the event loop, so the consumer (the
@@ -209,39 +208,6 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
     }
   };
 
-  // One marker: written between two clock reads, its record's stamp read back ('failed': the
-  // kernel log cannot be written at all, already warned).
-  const measureOnce = async (): Promise<ClockOffset | null | 'failed'> => {
-    const marker = `xrunhunt: clock marker ${Number(now()).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-    const seen = new Promise<number>((resolve) => markerWaiters.set(marker, resolve));
-    const t0 = now();
-    try {
-      await device.write(marker);
-    } catch (err) {
-      markerWaiters.delete(marker);
-      warnings.push(
-        `could not write a clock marker to /dev/kmsg (${errnoCode(err) ?? String(err)}); assuming the kernel log clock equals CLOCK_MONOTONIC`,
-      );
-      return 'failed';
-    }
-    const t1 = now();
-    let timer: NodeJS.Timeout | undefined;
-    const usec = await Promise.race([
-      seen,
-      new Promise<null>((r) => (timer = setTimeout(() => r(null), MARKER_TIMEOUT_MS))),
-    ]);
-    clearTimeout(timer);
-    markerWaiters.delete(marker);
-    if (usec === null) return null;
-    const mid = (t0 + t1) / 2n;
-    return {
-      offsetNs: Number(mid - BigInt(usec) * 1000n),
-      // Half the bracket plus the record's microsecond resolution.
-      uncertaintyNs: Number((t1 - t0) / 2n) + 1000,
-      method: 'marker',
-    };
-  };
-
   return {
     name: 'kmsg',
     get lostMessages() {
@@ -284,17 +250,21 @@ export function createKmsgSource(options: KmsgSourceOptions): KernelCaptureSourc
       await device.close().catch(() => undefined);
     },
     async measureClockOffset(): Promise<ClockOffset | null> {
-      // The best of a few brackets: one stretched by a preemption between the clock reads and
-      // the write (or by the first marker's open) would put every kernel stamp off by half of it.
-      let best: ClockOffset | null = null;
-      for (let i = 0; i < MARKER_TRIES; i++) {
-        const m = await measureOnce();
-        if (m === 'failed') return null;
-        // A marker that did not come back (printk.devkmsg=off drops writes): none will.
-        if (m === null) break;
-        if (!best || m.uncertaintyNs < best.uncertaintyNs) best = m;
-      }
-      return best;
+      const m = await measureClockByMarker({
+        now,
+        write: (marker) => device.write(marker),
+        seen: (marker) =>
+          new Promise<bigint>((resolve) =>
+            markerWaiters.set(marker, (usec) => resolve(BigInt(usec) * 1000n)),
+          ),
+        forget: (marker) => markerWaiters.delete(marker),
+        timeoutMs: MARKER_TIMEOUT_MS,
+      });
+      if (m === null || !('failed' in m)) return m;
+      warnings.push(
+        `could not write a clock marker to /dev/kmsg (${errnoCode(m.failed) ?? String(m.failed)}); assuming the kernel log clock equals CLOCK_MONOTONIC`,
+      );
+      return null;
     },
     [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
   };

@@ -19,6 +19,7 @@ import {
   sessionPartJournalFile,
 } from '../proc/index.js';
 import type { RestoreReport, SettingFileIo } from '../proc/index.js';
+import { measureClockByMarker } from './clock-marker.js';
 import type { CaptureCandidate, ClockOffset, KernelCaptureSource } from './source-contract.js';
 import { LineQueue } from './source-queue.js';
 import {
@@ -514,31 +515,22 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
     },
     async measureClockOffset(): Promise<ClockOffset | null> {
       if (!setup) return null;
-      const marker = `xrunhunt: clock marker ${Number(now()).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
-      const seen = new Promise<number>((resolve) => markerWaiters.set(marker, resolve));
-      const t0 = now();
-      try {
-        io.write(join(setup.instance, 'trace_marker'), marker);
-      } catch (err) {
-        markerWaiters.delete(marker);
-        warnings.push(`could not write a clock marker to trace_marker (${errMsg(err)})`);
-        return null;
-      }
-      const t1 = now();
-      let timer: NodeJS.Timeout | undefined;
-      const seconds = await Promise.race([
-        seen,
-        new Promise<null>((r) => (timer = setTimeout(() => r(null), MARKER_TIMEOUT_MS))),
-      ]);
-      clearTimeout(timer);
-      markerWaiters.delete(marker);
-      if (seconds === null) return null;
-      const mid = (t0 + t1) / 2n;
-      return {
-        offsetNs: Number(mid - BigInt(Math.round(seconds * 1e6)) * 1000n),
-        uncertaintyNs: Number((t1 - t0) / 2n) + 1000,
-        method: 'marker',
-      };
+      const traceMarker = join(setup.instance, 'trace_marker');
+      const m = await measureClockByMarker({
+        now,
+        write: (marker) => io.write(traceMarker, marker),
+        seen: (marker) =>
+          new Promise<bigint>((resolve) =>
+            markerWaiters.set(marker, (seconds) =>
+              resolve(BigInt(Math.round(seconds * 1e6)) * 1000n),
+            ),
+          ),
+        forget: (marker) => markerWaiters.delete(marker),
+        timeoutMs: MARKER_TIMEOUT_MS,
+      });
+      if (m === null || !('failed' in m)) return m;
+      warnings.push(`could not write a clock marker to trace_marker (${errMsg(m.failed)})`);
+      return null;
     },
     [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
   };
