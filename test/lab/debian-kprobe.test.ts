@@ -126,9 +126,15 @@ test(
 
 // The same ground truth on snd-dummy (an hrtimer) and on QEMU's Intel HDA (snd-hda-intel, a PCI
 // MSI period interrupt): the shape most users have is Debian's kernel on an HDA card.
+// Each section holds interrupts off for about twice the 512-frame buffer (10.7 ms), so every
+// section ends in an XRUN the period interrupt detects as it lands in the injector's unlock
+// function. With 10 ms sections (just under the buffer) only the sections that met an already
+// late refill did: 50 of 709 stacks on a quiet host, 4 of 205 in a CI run at high load, where
+// TCG's own lateness made the rest.
+const SECTION_MS = 20;
 for (const card of ['dummy', 'hda'] as const) {
   test(
-    `Debian kernel in the lab, --card ${card}, --inject lockup:10:irq: the kprobe stacks rank the injector's unlock function first`,
+    `Debian kernel in the lab, --card ${card}, --inject lockup:${SECTION_MS}:irq: the kprobe stacks rank the injector's unlock function first`,
     { skip, timeout: 900_000 },
     async () => {
       const out = join(mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')), 'results');
@@ -142,7 +148,7 @@ for (const card of ['dummy', 'hda'] as const) {
             '--card',
             card,
             '--inject',
-            'lockup:10:irq',
+            `lockup:${SECTION_MS}:irq`,
             '--out',
             out,
             '--timeout',
@@ -156,7 +162,7 @@ for (const card of ['dummy', 'hda'] as const) {
         const xruns = report.events.filter((e) => e.kind === 'xrun');
         const named = xruns.filter((e) => e.offender.module === INJECTOR_MODULE).length;
         process.stderr.write(
-          `lab debian ${card} ground truth lockup:10:irq 256/512: ${named} of ${xruns.length} kprobe stacks name ${INJECTOR_MODULE}; top: ${report.offenders
+          `lab debian ${card} ground truth lockup:${SECTION_MS}:irq 256/512: ${named} of ${xruns.length} kprobe stacks name ${INJECTOR_MODULE}; top: ${report.offenders
             .slice(0, 3)
             .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
             .join(', ')}\n`,
@@ -170,26 +176,28 @@ for (const card of ['dummy', 'hda'] as const) {
         assert.ok(top, 'a ranked offender');
         assert.equal(top.module, INJECTOR_MODULE, `top offender ${top.function} [${top.module}]`);
         assert.equal(top.function, INJECTOR_UNLOCK_FUNCTION);
-        // Measured on Debian's kernel (load average 24 on the host, 2026-12-01): 33 of 225
+        // Measured with 10 ms sections (load average 24 on the host, 2026-12-01): 33 of 225
         // captured stacks in xrunhunt_inject_unlock, the next offender (p9_virtio_request) 9; the
-        // rest are the player's own process-context writes, 9p, the emulated clocksource and user
-        // mode. The ranking, with a 2x margin over the runner-up, is the claim, not the share.
+        // rest were the player's own process-context writes, 9p, the emulated clocksource and user
+        // mode. With 20 ms sections (quiet host, 2026-12-04): 195 of 211 on snd-dummy (next:
+        // __schedule 3); on HDA 44 of 785 (next: __schedule 4), the rest the player's own
+        // process-context recoveries. The ranking with a margin over the runner-up is the claim.
         // On HDA the runner-up can be the emulated HPET clocksource (read_hpet, a TCG artefact:
-        // a slow emulated read where the late interrupt lands): 30 against 22 once, in a CI run
-        // with a second guest beside it (46/12 and 53/9 before). There the claim is first by a
-        // 1.25x margin; on snd-dummy, 2x.
+        // a slow emulated read where the late interrupt lands): 30 against 22 once with 10 ms
+        // sections, in a CI run with a second guest beside it. There the margin is 1.25x; on
+        // snd-dummy, 2x.
         const second = report.offenders[1];
         const margin = card === 'dummy' ? 2 : 1.25;
         assert.ok(
           !second || top.count >= margin * second.count,
           `top ${top.count} vs second ${second?.function} ${second?.count} (margin ${margin}x)`,
         );
-        // On HDA most XRUNs are the player's own process-context recoveries (measured: 50 of 709
-        // stacks in the injector, 7 %); on snd-dummy 33 of 225 (15 %). The share is a floor on
-        // dummy; on HDA an absolute floor of 15 named stacks (a third of what was measured).
+        // On snd-dummy nearly every section is an XRUN named in the injector (92 % measured): at
+        // least half. On HDA most XRUNs are the player's own process-context recoveries (44 of
+        // 785 named, 6 %): an absolute floor of 15 named stacks.
         if (card === 'dummy')
           assert.ok(
-            named / xruns.length >= 0.08,
+            named / xruns.length >= 0.5,
             `only ${named} of ${xruns.length} name ${INJECTOR_MODULE}`,
           );
         else assert.ok(named >= 15, `only ${named} of ${xruns.length} name ${INJECTOR_MODULE}`);
