@@ -71,14 +71,22 @@ function run(group) {
       ],
       { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
     );
-    let tail = '';
+    // The reporter's `ℹ pass N` lines, read as they stream: after a failure the spec reporter
+    // prints the failing tests (with their stacks) after them, so no tail of the output holds
+    // them for sure (a failed serial group once summed as 0 passed, 0 failed).
+    const counts = { pass: 0, fail: 0, skipped: 0 };
+    let partial = '';
     child.stdout.on('data', (d) => {
       process.stdout.write(d);
-      tail = (tail + d.toString()).slice(-4000);
+      const lines = (partial + d.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const m = /^ℹ (pass|fail|skipped) (\d+)$/.exec(line);
+        if (m) counts[m[1]] = Number(m[2]);
+      }
     });
     child.on('close', (code) => {
-      const num = (k) => Number(new RegExp(`ℹ ${k} (\\d+)`).exec(tail)?.[1] ?? 0);
-      resolve({ pass: num('pass'), fail: num('fail'), skipped: num('skipped'), code: code ?? 1 });
+      resolve({ ...counts, code: code ?? 1 });
     });
   });
 }
