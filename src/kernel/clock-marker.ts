@@ -26,10 +26,10 @@ export interface MarkerWriteFailure {
 }
 
 /** Markers written per measurement. */
-export const CLOCK_MARKER_TRIES = 3;
+const CLOCK_MARKER_TRIES = 3;
 
-/** A marker text no kernel line will contain by chance. */
-export function clockMarkerText(now: bigint): string {
+// A marker text no kernel line will contain by chance.
+function clockMarkerText(now: bigint): string {
   return `xrunhunt: clock marker ${Number(now).toString(36)}${Math.random().toString(36).slice(2, 8)}`;
 }
 

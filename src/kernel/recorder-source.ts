@@ -139,7 +139,6 @@ export interface RecorderSource {
 }
 
 const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const errMsg = (err: unknown): string => errorMessage(err);
 const eventLabel = (e: RecorderEventName): string => `${e.system}:${e.event}`;
 
 /** Why the recorder cannot run on this machine (null: it can), without changing anything. */
@@ -260,13 +259,13 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
       try {
         io.write(p.enable(RECORDER_XRUN_EVENT), '0');
       } catch (err) {
-        warnings.push(`could not stop the recorder's probe before draining: ${errMsg(err)}`);
+        warnings.push(`could not stop the recorder's probe before draining: ${errorMessage(err)}`);
       }
     }
     try {
       io.write(p.tracingOn, '0');
     } catch (err) {
-      warnings.push(`could not stop recording before draining: ${errMsg(err)}`);
+      warnings.push(`could not stop recording before draining: ${errorMessage(err)}`);
     }
     readProbeHits(s);
   };
@@ -290,7 +289,7 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
         maxLineBytes: MAX_LINE_BYTES,
       });
     } catch (err) {
-      warnings.push(`reading the recorder's trace_pipe failed: ${errMsg(err)}`);
+      warnings.push(`reading the recorder's trace_pipe failed: ${errorMessage(err)}`);
     }
   };
 
@@ -378,7 +377,7 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
         io.write(path, value);
         return true;
       } catch (err) {
-        warnings.push(`could not set ${what}: ${errMsg(err)}`);
+        warnings.push(`could not set ${what}: ${errorMessage(err)}`);
         return false;
       }
     };
@@ -420,7 +419,7 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
       } catch (err) {
         j.forget([enable]);
         if (e === RECORDER_XRUN_EVENT) throw fail(enable, err);
-        skipped.push(`${eventLabel(e)} (${causeErrno(err) ?? errMsg(err)})`);
+        skipped.push(`${eventLabel(e)} (${causeErrno(err) ?? errorMessage(err)})`);
       }
     }
     // 4. Triggers, undone first: a stack at every xrun, and at the card's interrupts.
@@ -457,7 +456,7 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
         j.forget([trigger]);
         irqs = [];
         warnings.push(
-          `the kernel refused the stack trigger at the sound card’s interrupts: ${errMsg(err)}`,
+          `the kernel refused the stack trigger at the sound card’s interrupts: ${errorMessage(err)}`,
         );
       }
     } else irqs = [];
@@ -514,7 +513,7 @@ export function createRecorderSource(options: RecorderSourceOptions): RecorderSo
       try {
         step();
       } catch (err) {
-        warnings.push(`leftover flight recorder: ${what} failed: ${errMsg(err)}`);
+        warnings.push(`leftover flight recorder: ${what} failed: ${errorMessage(err)}`);
       }
     }
     warnings.push('removed a flight recorder instance or probe left by an earlier run');

@@ -28,6 +28,10 @@ const RECORDS_PER_TURN = 256;
  * middle of a dump and watch counted 43 of 562 XRUNs. This is only a safety net now. */
 const DRAIN_LIMIT_MS = 180_000;
 
+// A rejected promise carrying what a synchronous fs call threw (always an Error).
+const rejectWith = (err: unknown): Promise<never> =>
+  Promise.reject(err instanceof Error ? err : new Error(String(err)));
+
 /** The fields of a kmsg record prefix `PRI,SEQ,USEC,FLAGS;`. */
 export interface KmsgHead {
   priority: number;
@@ -89,7 +93,7 @@ export async function openKmsgDevice(path = '/dev/kmsg'): Promise<KmsgDevice> {
         const bytesRead = readSync(reader.fd, buf, 0, buf.length, null);
         return Promise.resolve(buf.toString('utf8', 0, bytesRead));
       } catch (err) {
-        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+        return rejectWith(err);
       }
     },
     write(text: string) {
@@ -99,7 +103,7 @@ export async function openKmsgDevice(path = '/dev/kmsg'): Promise<KmsgDevice> {
         writeSync(writer, text.endsWith('\n') ? text : text + '\n');
         return Promise.resolve();
       } catch (err) {
-        return Promise.reject(err instanceof Error ? err : new Error(String(err)));
+        return rejectWith(err);
       }
     },
     async close() {

@@ -130,7 +130,6 @@ export type KprobeCaptureSource = KernelCaptureSource & {
 };
 
 const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const errMsg = (err: unknown): string => errorMessage(err);
 
 // Paths of the files the backend touches inside one tracefs mount.
 export function kprobePaths(tracefs: string) {
@@ -304,7 +303,7 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
         maxLineBytes: MAX_LINE_BYTES,
       });
     } catch (err) {
-      warnings.push(`reading trace_pipe failed: ${errMsg(err)}`);
+      warnings.push(`reading trace_pipe failed: ${errorMessage(err)}`);
     } finally {
       queue.end();
     }
@@ -385,7 +384,7 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
       try {
         io.write(path, value);
       } catch (err) {
-        warnings.push(`could not set ${what}: ${errMsg(err)}`);
+        warnings.push(`could not set ${what}: ${errorMessage(err)}`);
       }
     };
     tryWrite(p.bufferSizeKb, String(BUFFER_SIZE_KB), 'the trace buffer size');
@@ -457,7 +456,7 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
       try {
         step();
       } catch (err) {
-        warnings.push(`leftover xrunhunt probe: ${what} failed: ${errMsg(err)}`);
+        warnings.push(`leftover xrunhunt probe: ${what} failed: ${errorMessage(err)}`);
       }
     }
     warnings.push('removed an xrunhunt kprobe left by an earlier run');
@@ -529,7 +528,7 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
         timeoutMs: MARKER_TIMEOUT_MS,
       });
       if (m === null || !('failed' in m)) return m;
-      warnings.push(`could not write a clock marker to trace_marker (${errMsg(m.failed)})`);
+      warnings.push(`could not write a clock marker to trace_marker (${errorMessage(m.failed)})`);
       return null;
     },
     [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),

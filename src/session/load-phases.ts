@@ -66,8 +66,6 @@ export function sumThroughput(segments: readonly LoadStats[]): SessionThroughput
   return t;
 }
 
-const errMsg = (err: unknown): string => errorMessage(err);
-
 /** Creates the phase runner of one session. */
 export function createLoadPhases(o: LoadPhasesOptions): LoadPhases {
   const phases: CollectedPhase[] = [];
@@ -156,7 +154,7 @@ export function createLoadPhases(o: LoadPhasesOptions): LoadPhases {
           }
         } catch (err) {
           ctx.notes.warn(
-            `load ${phase.kind} could not run: ${errMsg(err)}; the phase continued without load`,
+            `load ${phase.kind} could not run: ${errorMessage(err)}; the phase continued without load`,
           );
         } finally {
           currentGen = null;

@@ -23,8 +23,6 @@ export interface PlaybackProbe extends RunProbe {
   readonly summary: PlaybackSummary | null;
 }
 
-const errMsg = (err: unknown): string => errorMessage(err);
-
 /** Creates the probe; nothing is opened before apply. */
 export function createPlaybackProbe(o: PlaybackProbeOptions): PlaybackProbe {
   let handle: PlaybackHandle | null = null;
@@ -53,7 +51,7 @@ export function createPlaybackProbe(o: PlaybackProbeOptions): PlaybackProbe {
           if (!ctx.stop.aborted && s.endReason !== 'stopped')
             o.onEnded(`playback ended: ${s.error?.message ?? s.endReason}`);
         },
-        (err: unknown) => ctx.requestStop(`playback failed: ${errMsg(err)}`),
+        (err: unknown) => ctx.requestStop(`playback failed: ${errorMessage(err)}`),
       );
     },
     async collect(ctx: RunContext) {
@@ -61,7 +59,7 @@ export function createPlaybackProbe(o: PlaybackProbeOptions): PlaybackProbe {
       collected = true;
       handle.stop();
       summary = await handle.done.catch((err: unknown) => {
-        ctx.notes.warn(`playback ended with an error: ${errMsg(err)}`);
+        ctx.notes.warn(`playback ended with an error: ${errorMessage(err)}`);
         return null;
       });
     },

@@ -83,8 +83,6 @@ export interface SessionOutcome {
   report: SessionReport;
 }
 
-const errMsg = (err: unknown): string => errorMessage(err);
-
 /** What the dashboard's controls act on, filled in as the session gets there. */
 interface ControlTargets {
   cut(): void;
@@ -390,7 +388,7 @@ async function runSession(
         checks.push({
           id: 'doctor',
           status: 'warn',
-          message: `doctor checks failed: ${errMsg(err)}`,
+          message: `doctor checks failed: ${errorMessage(err)}`,
         });
       }
     }
