@@ -7,8 +7,9 @@
 // are only needed for underruns the kernel will not report (stop_threshold above the buffer)
 // or when nothing captures the kernel's XRUNs at all (neither a kernel log nor `--recorder on`,
 // whose probe on __snd_pcm_xrun sees every one: with --capture none --recorder on, a PipeWire
-// watch in the lab once detected one of PipeWire's XRUNs in its own status read). Every other stream is followed through hw_params,
-// which shows only the configuration (or "closed") and does not touch the stream. Pure.
+// watch in the lab once detected one of PipeWire's XRUNs in its own status read). Every other
+// stream is followed through hw_params, which shows only the configuration (or "closed") and
+// does not touch the stream. Pure.
 import type { WatchedStream } from './running-streams.js';
 
 export interface StatusPollDecision {

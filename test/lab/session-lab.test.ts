@@ -19,11 +19,15 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 const DEVICE = 'hw:CARD=Dummy,DEV=0';
 
+type ReportEvent = SessionReport['events'][number];
+/** A kernel XRUN event of the session's own stream. */
+const isOurXrun = (e: ReportEvent): boolean => e.kind === 'xrun' && /pcmC0D0p/.test(e.pcm ?? '');
+
 // Why kernel XRUNs went unmatched: the userspace count, the matched lags over the run (a
 // drifting clock offset shows as a trend), and for each unmatched kernel XRUN the signed
 // distance to the nearest userspace xrun.
 function correlationDiagnosis(report: SessionReport): string {
-  const ours = report.events.filter((e) => e.kind === 'xrun' && /pcmC0D0p/.test(e.pcm ?? ''));
+  const ours = report.events.filter(isOurXrun);
   const matched = new Set(
     report.xruns.flatMap((x) => (x.kernelEventIndex === null ? [] : [x.kernelEventIndex])),
   );
@@ -35,13 +39,7 @@ function correlationDiagnosis(report: SessionReport): string {
     );
   const step = Math.max(1, Math.floor(lagAt.length / 25));
   const nearest = report.events.flatMap((e, i) => {
-    if (
-      e.kind !== 'xrun' ||
-      !/pcmC0D0p/.test(e.pcm ?? '') ||
-      matched.has(i) ||
-      e.sessionMs === null
-    )
-      return [];
+    if (!isOurXrun(e) || matched.has(i) || e.sessionMs === null) return [];
     const d = report.xruns.reduce(
       (best, x) =>
         Math.abs(x.timeMs - e.sessionMs!) < Math.abs(best) ? x.timeMs - e.sessionMs! : best,
@@ -141,7 +139,7 @@ test(
       report.warnings.join('\n'),
     );
 
-    const ours = report.events.filter((e) => e.kind === 'xrun' && /pcmC0D0p/.test(e.pcm ?? ''));
+    const ours = report.events.filter(isOurXrun);
     assert.ok(ours.length >= 1, 'real XRUN dumps of our PCM');
     const diagnosis = (): string => correlationDiagnosis(report);
     // Every kernel XRUN stops the stream, so the player sees each one exactly once: where the
