@@ -1,8 +1,12 @@
 #!/usr/bin/env node
-// Runs the test suite in two groups: pure/unit/e2e tests two files at a time, then the tests
+// Runs the test suite in two groups: pure/unit/e2e tests two jobs at a time, then the tests
 // that depend on real time (JACK dummy, the lab VM) one file at a time, so that no heavy test
-// steals CPU from a paced device. Each file is its own `node --test` run, timed, so every run
-// ends with each group's wall time and the slowest files: growth is seen the day it happens.
+// steals CPU from a paced device. A job is one `node --test` process, timed: each file under
+// test/, or one of two batches of the src/ unit files (one process each: 190 files cost 62 s
+// in one process, 280 s as 190 processes, each paying tsx's start). Every run ends with each
+// group's wall time and the slowest jobs: growth is seen the day it happens. When dist/ is as
+// new as src/ (`npm test` and `npm run test:quick` build first), the CLI the tests spawn is
+// the built one (XRUNHUNT_TEST_DIST=1: 0.15 s a start against tsx's 0.45 s).
 //   node scripts/run-tests.mjs                 every file (what `npm test` and .ci/run run)
 //   node scripts/run-tests.mjs --quick         every file that needs no guest and no real-time
 //                                              server (`npm run test:quick`, the inner loop)
@@ -11,7 +15,8 @@
 // Node 20 does not expand globs, so this script lists files.
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 // Files that boot a lab guest or need the JACK dummy server: the part `--quick` leaves out.
@@ -21,8 +26,9 @@ const GUEST_OR_REALTIME_DIRS = ['test/realtime', 'test/lab'];
 const BOOT_FREE_FILES = ['test/lab/lab-cli.test.ts', 'test/lab/wakeup-records.test.ts'];
 // Files whose runs take the machine's own settings lock (a session or `debug` on the real /proc,
 // src/proc/settings-lock.ts): two of them at once would see each other as "another xrunhunt"
-// and one would be refused, as a user's second run is. They run one at a time, before the
-// real-time files. Every other test uses a fake --proc-root, whose lock is its own.
+// and one would be refused, as a user's second run is. They share one lane of the parallel
+// group (never two at once, each beside other files). Every other test uses a fake
+// --proc-root, whose lock is its own.
 const MACHINE_LOCK_FILES = [
   'test/e2e/debug.test.ts',
   'test/e2e/html-report.test.ts',
@@ -33,9 +39,15 @@ const MACHINE_LOCK_FILES = [
 // Files that stop and start services or spawn many CLIs under timing: alone, so load from
 // the parallel files cannot make them flaky.
 const LOAD_SENSITIVE_FILES = ['test/store/postgres-receivers.test.ts', 'test/e2e/web.test.ts'];
-// Each file's last wall time, so the next run starts the longest first (two workers finish
-// together instead of one waiting on a long file picked last). Outside the repo's files.
-const TIMES_FILE = join(root, 'node_modules', '.cache', 'xrunhunt-tests', 'file-times.json');
+// Each job's last wall time, so the next run starts the longest first (two workers finish
+// together instead of one waiting on a long file picked last), and the batch entry files.
+// Outside the repo's files.
+const CACHE_DIR = join(root, 'node_modules', '.cache', 'xrunhunt-tests');
+const TIMES_FILE = join(CACHE_DIR, 'file-times.json');
+// Unit files that run together in one process per batch: src/ (pure cores and their shells,
+// no file needs its own process; they passed 1034 of 1034 together).
+const BATCH_DIR = 'src/';
+const BATCHES = 2;
 
 function walk(dir) {
   let out = [];
@@ -64,8 +76,7 @@ const all = [...walk(join(root, 'src')), ...walk(join(root, 'test'))]
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .filter((f) => !quick || !needsGuestOrRealtime(f))
   .sort();
-const isSerial = (f) =>
-  MACHINE_LOCK_FILES.includes(f) || LOAD_SENSITIVE_FILES.includes(f) || needsGuestOrRealtime(f);
+const isSerial = (f) => LOAD_SENSITIVE_FILES.includes(f) || needsGuestOrRealtime(f);
 
 let lastTimes = {};
 try {
@@ -73,24 +84,91 @@ try {
 } catch {
   // first run on this checkout: alphabetical order
 }
-// Longest first for the pooled group; the serial group keeps its order (machine-lock files,
-// then the real-time and lab files, alphabetically), which is also how its logs are read.
-const longestFirst = (files) =>
-  [...files].sort((a, b) => (lastTimes[b] ?? 0) - (lastTimes[a] ?? 0) || a.localeCompare(b));
+
+function newestMtimeMs(dir) {
+  let newest = 0;
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    const st = statSync(p);
+    newest = Math.max(newest, st.isDirectory() ? newestMtimeMs(p) : st.mtimeMs);
+  }
+  return newest;
+}
+// The built CLI when it is at least as new as every source file, else the sources via tsx.
+function distIsCurrent() {
+  try {
+    return (
+      statSync(join(root, 'dist', 'cli', 'main.js')).mtimeMs >= newestMtimeMs(join(root, 'src'))
+    );
+  } catch {
+    return false;
+  }
+}
+const useDist = process.env['XRUNHUNT_TEST_DIST'] !== '0' && distIsCurrent();
+const childEnv = { ...process.env, XRUNHUNT_TEST_DIST: useDist ? '1' : '0' };
+
+// A job: { name, files, lane? }. The src/ unit files go into BATCHES batches balanced by their
+// last times (each batch is one process importing its files in order); every other file is
+// its own job. Jobs with a lane never run two at once.
+function batchJobs(files) {
+  const batches = Array.from({ length: Math.min(BATCHES, files.length) }, (_, i) => ({
+    name: `${BATCH_DIR} unit batch ${i + 1}`,
+    files: [],
+    load: 0,
+  }));
+  for (const f of [...files].sort((a, b) => (lastTimes[b] ?? 1) - (lastTimes[a] ?? 1))) {
+    const b = batches.reduce((x, y) => (y.load < x.load ? y : x));
+    b.files.push(f);
+    b.load += lastTimes[f] ?? 1;
+  }
+  return batches.map(({ name, files: fs }) => ({ name, files: fs.sort() }));
+}
+const fileJob = (f) => ({
+  name: f,
+  files: [f],
+  lane: MACHINE_LOCK_FILES.includes(f) ? 'machine-lock' : undefined,
+});
+const jobTime = (j) => (j.files.length === 1 ? lastTimes[j.files[0]] : lastTimes[j.name]) ?? 0;
+// Longest first for the pooled group; the serial group keeps its order (alphabetical), which is
+// also how its logs are read.
+const longestFirst = (jobs) =>
+  [...jobs].sort((a, b) => jobTime(b) - jobTime(a) || a.name.localeCompare(b.name));
+const pooled = all.filter((f) => !isSerial(f));
 const groups = [
-  { name: 'parallel', files: longestFirst(all.filter((f) => !isSerial(f))), concurrency: 2 },
-  { name: 'serial', files: all.filter(isSerial), concurrency: 1 },
+  {
+    name: 'parallel',
+    jobs: longestFirst([
+      ...batchJobs(pooled.filter((f) => f.startsWith(BATCH_DIR))),
+      ...pooled.filter((f) => !f.startsWith(BATCH_DIR)).map(fileJob),
+    ]),
+    concurrency: 2,
+  },
+  { name: 'serial', jobs: all.filter(isSerial).map(fileJob), concurrency: 1 },
 ].filter((g) => !onlyGroup || g.name === onlyGroup);
 
-// One file, one `node --test` process. Its spec output is streamed when it runs alone and held
-// until it ends when it shares the machine, so two files' lines never interleave.
-function runFile(file, stream) {
+// The entry module of a batch: imports each file in turn (node:test runs their top-level tests
+// in this one process, in order).
+function batchEntry(job, index) {
+  mkdirSync(CACHE_DIR, { recursive: true });
+  const entry = join(CACHE_DIR, `batch-${index}.test.mjs`);
+  const lines = job.files.map(
+    (f) => `await import(${JSON.stringify(pathToFileURL(join(root, f)).href)});`,
+  );
+  writeFileSync(entry, `// ${job.name}: generated by scripts/run-tests.mjs\n${lines.join('\n')}\n`);
+  return entry;
+}
+
+// One job, one `node --test` process. Its spec output is streamed when it runs alone and held
+// until it ends when it shares the machine, so two jobs' lines never interleave.
+function runJob(job, index, stream) {
   return new Promise((resolve) => {
     const started = Date.now();
+    const target =
+      job.files.length === 1 && job.name === job.files[0] ? job.files[0] : batchEntry(job, index);
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=spec', file],
-      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] },
+      ['--import', 'tsx', '--test', '--test-reporter=spec', target],
+      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv },
     );
     const held = [];
     const out = (d) => (stream ? process.stdout.write(d) : held.push(d));
@@ -111,51 +189,77 @@ function runFile(file, stream) {
     child.stderr.on('data', (d) => (stream ? process.stderr.write(d) : held.push(d)));
     child.on('close', (code) => {
       const seconds = (Date.now() - started) / 1000;
-      if (!stream) process.stdout.write(`\n## ${file}\n${Buffer.concat(held).toString()}`);
-      // A file that died before its runner printed a summary still counts as failed.
+      const files = job.files.length > 1 ? ` (${job.files.length} files)` : '';
+      if (!stream)
+        process.stdout.write(`\n## ${job.name}${files}\n${Buffer.concat(held).toString()}`);
+      // A job that died before its runner printed a summary still counts as failed.
       if ((code ?? 1) !== 0 && counts.fail === 0) counts.fail = 1;
-      process.stdout.write(`## ${file}: ${seconds.toFixed(1)} s, exit ${code}\n`);
-      resolve({ file, seconds, code: code ?? 1, ...counts });
+      process.stdout.write(`## ${job.name}: ${seconds.toFixed(1)} s, exit ${code}\n`);
+      resolve({ name: job.name, seconds, code: code ?? 1, ...counts });
     });
   });
 }
 
+let batchIndex = 0;
 async function runGroup(group) {
   const started = Date.now();
-  process.stdout.write(`\n# ${group.name} group: ${group.files.length} files\n`);
-  const queue = [...group.files];
+  process.stdout.write(`\n# ${group.name} group: ${group.jobs.length} jobs\n`);
+  const queue = [...group.jobs];
+  const busyLanes = new Set();
   const results = [];
+  let wake = () => undefined;
+  // Takes the first job whose lane is free; waits for a job to end when every left one is
+  // held back by its lane.
+  const next = async () => {
+    for (;;) {
+      const i = queue.findIndex((j) => j.lane === undefined || !busyLanes.has(j.lane));
+      if (i >= 0) return queue.splice(i, 1)[0];
+      if (queue.length === 0) return undefined;
+      await new Promise((r) => (wake = r));
+    }
+  };
   const worker = async () => {
-    for (let f = queue.shift(); f !== undefined; f = queue.shift())
-      results.push(await runFile(f, group.concurrency === 1));
+    for (let j = await next(); j !== undefined; j = await next()) {
+      if (j.lane) busyLanes.add(j.lane);
+      results.push(await runJob(j, batchIndex++, group.concurrency === 1));
+      if (j.lane) busyLanes.delete(j.lane);
+      wake();
+    }
   };
   await Promise.all(Array.from({ length: Math.min(group.concurrency, queue.length) }, worker));
   return { name: group.name, seconds: (Date.now() - started) / 1000, results };
 }
 
 const runStarted = Date.now();
+console.log(
+  useDist
+    ? '# CLI under test: dist/ (as new as src/)'
+    : '# CLI under test: src/ through tsx (dist/ is older than src/ or missing; npm run build to test the built one)',
+);
 const done = [];
 for (const g of groups) done.push(await runGroup(g));
 const results = done.flatMap((g) => g.results);
 const sum = (k) => results.reduce((a, r) => a + r[k], 0);
 
 const times = { ...lastTimes };
-for (const r of results) times[r.file] = r.seconds;
+for (const r of results) times[r.name] = r.seconds;
 try {
-  mkdirSync(dirname(TIMES_FILE), { recursive: true });
+  mkdirSync(CACHE_DIR, { recursive: true });
   writeFileSync(TIMES_FILE, JSON.stringify(times, null, 1));
 } catch {
   // a read-only checkout: the next run is alphabetical again
 }
 
-const fmt = (s) => (s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(1)} s`);
+const fmt = (s) =>
+  s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(1)} s`;
 console.log('\n# wall time by group');
-for (const g of done) console.log(`  ${g.name.padEnd(9)} ${fmt(g.seconds).padStart(12)}  (${g.results.length} files)`);
+for (const g of done)
+  console.log(`  ${g.name.padEnd(9)} ${fmt(g.seconds).padStart(12)}  (${g.results.length} jobs)`);
 console.log(`  ${'all'.padEnd(9)} ${fmt((Date.now() - runStarted) / 1000).padStart(12)}`);
-console.log('# slowest files');
+console.log('# slowest jobs');
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 5))
-  console.log(`  ${fmt(r.seconds).padStart(12)}  ${r.file}`);
+  console.log(`  ${fmt(r.seconds).padStart(12)}  ${r.name}`);
 const failed = results.filter((r) => r.code !== 0);
-if (failed.length > 0) console.log(`# failed files\n${failed.map((r) => `  ${r.file}`).join('\n')}`);
+if (failed.length > 0) console.log(`# failed jobs\n${failed.map((r) => `  ${r.name}`).join('\n')}`);
 console.log(`\ntests: ${sum('pass')} passed, ${sum('fail')} failed, ${sum('skipped')} skipped`);
 process.exit(failed.length > 0 ? 1 : 0);

@@ -8,7 +8,9 @@ import { execFileSync } from 'node:child_process';
 import { readBuildMeta, resolveLabBuild } from '../../src/lab/build-kernel.js';
 import type { LabBuildMeta } from '../../src/lab/build-kernel.js';
 import { labCacheRoot } from '../../src/lab/lab-paths.js';
-import { repoRoot, runCli } from './cli.js';
+import { innerXrunhuntArgv } from '../../src/lab/lab-runner.js';
+import { shellQuote } from '../../src/lab/guest-script.js';
+import { runCli } from './cli.js';
 import type { CliResult } from './cli.js';
 
 export type LabAvailability = { ok: true; meta: LabBuildMeta } | { ok: false; reason: string };
@@ -82,8 +84,12 @@ export function execInLab(line: string, opts: LabRunOptions = {}): Promise<CliRe
   return runLabCli('exec', [line], opts);
 }
 
-/** The xrunhunt command line a guest script runs (the host's node and tsx over the 9p root). */
-export const GUEST_XRUNHUNT = `${process.execPath} --import ${import.meta.resolve('tsx')} ${repoRoot}src/cli/main.ts`;
+/**
+ * The xrunhunt command line a guest script runs (the host's node over the 9p root): the built
+ * bin when dist/ is current (`npm test` builds first), else the sources through tsx, which
+ * costs ~20 s of start-up per command under TCG. The same choice `lab run` makes.
+ */
+export const GUEST_XRUNHUNT = innerXrunhuntArgv([]).map(shellQuote).join(' ');
 
 /** Splits a lab script's stdout at its `== name` lines into named sections. */
 export function labSections(stdout: string): Map<string, string> {
