@@ -35,6 +35,7 @@ import {
   type TotalsRow,
 } from './class-ranking-build.js';
 import { isRetryable, isTransientConnectionError, describePgError } from './postgres-errors.js';
+import { withArrayLiterals } from './pg-array-literal.js';
 
 /** Largest dictionary cache (stacks, machines) kept in memory. */
 const CACHE_MAX = 50_000;
@@ -136,7 +137,7 @@ export class PostgresFleetStore implements FleetBackend {
       this.pool.query<{ path: string; size: number; mtime_ms: number }>({
         name: 'xrh_known_files',
         text: 'SELECT path, size, mtime_ms FROM files WHERE path = ANY($1::text[])',
-        values: [files.map((f) => f.path)],
+        values: withArrayLiterals([files.map((f) => f.path)]),
       }),
     );
     return new Set(r.rows.map((x) => knownFileKey(x.path, x.size, x.mtime_ms)));
@@ -177,12 +178,12 @@ export class PostgresFleetStore implements FleetBackend {
               name: 'xrh_insert_stacks',
               text: `INSERT INTO stacks (digest, frames) SELECT d, f FROM unnest($1::text[], $2::text[]) AS t(d, f)
                      ON CONFLICT (digest) DO NOTHING`,
-              values: [digests, missing],
+              values: withArrayLiterals([digests, missing]),
             });
             const r = await this.pool.query<{ id: number; digest: string }>({
               name: 'xrh_stack_ids',
               text: 'SELECT id, digest FROM stacks WHERE digest = ANY($1::text[])',
-              values: [digests],
+              values: withArrayLiterals([digests]),
             });
             const byDigest = new Map(r.rows.map((x) => [x.digest, x.id]));
             return missing.map((k, i) => [k, byDigest.get(digests[i]!)] as const);
@@ -192,12 +193,12 @@ export class PostgresFleetStore implements FleetBackend {
               name: 'xrh_insert_machines',
               text: `INSERT INTO machines (machine_id) SELECT m FROM unnest($1::text[]) AS t(m)
                      ON CONFLICT (machine_id) DO NOTHING`,
-              values: [missing],
+              values: withArrayLiterals([missing]),
             });
             const r = await this.pool.query<{ id: number; machine_id: string }>({
               name: 'xrh_machine_ids',
               text: 'SELECT id, machine_id FROM machines WHERE machine_id = ANY($1::text[])',
-              values: [missing],
+              values: withArrayLiterals([missing]),
             });
             const byKey = new Map(r.rows.map((x) => [x.machine_id, x.id]));
             return missing.map((k) => [k, byKey.get(k)] as const);
@@ -263,7 +264,7 @@ export class PostgresFleetStore implements FleetBackend {
                  $13::int[], $14::int[], $15::text[], $16::text[], $17::text[], $18::text[])
                  AS t(h, m, k, ca, cm, kr, pr, ar, dr, pb, du, xr, ke, rv, tv, so, cb)
                ON CONFLICT (hash) DO NOTHING RETURNING id, hash`,
-        values: [
+        values: withArrayLiterals([
           col('hash'),
           col('machineId'),
           col('kind'),
@@ -282,7 +283,7 @@ export class PostgresFleetStore implements FleetBackend {
           col('toolVersion'),
           claims.map((x) => x.item.source),
           col('captureBackend'),
-        ],
+        ]),
       });
       if (files.length > 0) {
         await c.query({
@@ -291,12 +292,12 @@ export class PostgresFleetStore implements FleetBackend {
                  SELECT * FROM unnest($1::text[], $2::bigint[], $3::float8[], $4::text[])
                  ON CONFLICT (path) DO UPDATE SET size = excluded.size, mtime_ms = excluded.mtime_ms,
                    hash = excluded.hash`,
-          values: [
+          values: withArrayLiterals([
             files.map((f) => f.path),
             files.map((f) => f.size),
             files.map((f) => f.mtimeMs),
             files.map((f) => f.hash),
-          ],
+          ]),
         });
       }
       if (won.rows.length === 0) return 0;
@@ -389,20 +390,20 @@ export class PostgresFleetStore implements FleetBackend {
         name: 'xrh_insert_drivers',
         text: `INSERT INTO bundle_drivers (bundle_id, driver) SELECT * FROM unnest($1::bigint[], $2::text[])
                ON CONFLICT DO NOTHING`,
-        values: drv,
+        values: withArrayLiterals(drv),
       });
     if (cards[0].length)
       await c.query({
         name: 'xrh_insert_cards',
         text: `INSERT INTO bundle_cards (bundle_id, card) SELECT * FROM unnest($1::bigint[], $2::text[])
                ON CONFLICT DO NOTHING`,
-        values: cards,
+        values: withArrayLiterals(cards),
       });
     if (ph[0].length)
       await c.query({
         name: 'xrh_insert_phases',
         text: 'INSERT INTO phases (bundle_id, kind, ms) SELECT * FROM unnest($1::bigint[], $2::text[], $3::float8[])',
-        values: ph,
+        values: withArrayLiterals(ph),
       });
     if (ev[0]!.length)
       await c.query({
@@ -414,7 +415,7 @@ export class PostgresFleetStore implements FleetBackend {
                  $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::bigint[],
                  $12::bigint[], $13::text[], $14::text[], $15::bigint[], $16::text[], $17::text[],
                  $18::text[], $19::text[])`,
-        values: ev,
+        values: withArrayLiterals(ev),
       });
     // Rollups last and in key order: their row locks are the ones writers share, held only
     // from here to COMMIT.
@@ -427,7 +428,7 @@ export class PostgresFleetStore implements FleetBackend {
         text: `INSERT INTO rollup_machines (signature, kernel_release, driver, preempt, load_kind, machine)
                SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[])
                ON CONFLICT DO NOTHING`,
-        values: [0, 1, 2, 3, 4, 5].map((i) => rm.map((r) => r[i])),
+        values: withArrayLiterals([0, 1, 2, 3, 4, 5].map((i) => rm.map((r) => r[i]))),
       });
     const sm = byKey(sigMachines);
     if (sm.length)
@@ -435,7 +436,7 @@ export class PostgresFleetStore implements FleetBackend {
         name: 'xrh_insert_sig_machines',
         text: `INSERT INTO rollup_sig_machines (signature, machine)
                SELECT * FROM unnest($1::text[], $2::bigint[]) ON CONFLICT DO NOTHING`,
-        values: [sm.map((r) => r[0]), sm.map((r) => r[1])],
+        values: withArrayLiterals([sm.map((r) => r[0]), sm.map((r) => r[1])]),
       });
     const ro = byKey(rollups);
     if (ro.length)
@@ -449,7 +450,7 @@ export class PostgresFleetStore implements FleetBackend {
                  SET n = r.n + excluded.n, first_ms = LEAST(r.first_ms, excluded.first_ms),
                    last_ms = GREATEST(r.last_ms, excluded.last_ms),
                    stack_id = GREATEST(r.stack_id, excluded.stack_id)`,
-        values: [
+        values: withArrayLiterals([
           ...[0, 1, 2, 3, 4, 5].map((i) => ro.map((r) => r.key[i])),
           ro.map((r) => r.n),
           ro.map((r) => r.first),
@@ -457,7 +458,7 @@ export class PostgresFleetStore implements FleetBackend {
           ro.map((r) => r.stack),
           ro.map((r) => r.fn),
           ro.map((r) => r.mod),
-        ],
+        ]),
       });
   }
 
