@@ -2,8 +2,8 @@
 // Runs the test suite in two groups: pure/unit/e2e tests two jobs at a time, then the tests
 // that depend on real time (JACK dummy, the lab VM) one file at a time, so that no heavy test
 // steals CPU from a paced device. A job is one `node --test` process, timed: each file under
-// test/, or one of two batches of the src/ unit files (one process each: 190 files cost 62 s
-// in one process, 280 s as 190 processes, each paying tsx's start). Every run ends with each
+// test/, or one batch of the src/ unit files per parallel job (190 files cost 62 s as one
+// process, 280 s as 190 processes, each paying tsx's start). Every run ends with each
 // group's wall time and the slowest jobs: growth is seen the day it happens. When dist/ is as
 // new as src/ (`npm test` and `npm run test:quick` build first), the CLI the tests spawn is
 // the built one (XRUNHUNT_TEST_DIST=1: 0.15 s a start against tsx's 0.45 s).
@@ -11,6 +11,7 @@
 //   node scripts/run-tests.mjs --quick         every file that needs no guest and no real-time
 //                                              server (`npm run test:quick`, the inner loop)
 //   node scripts/run-tests.mjs --group serial  one group only
+//   node scripts/run-tests.mjs --jobs 3        three jobs at once in the parallel group
 //   node scripts/run-tests.mjs src/proc lab-cli  only files whose path contains a word
 // Node 20 does not expand globs, so this script lists files.
 import { spawn } from 'node:child_process';
@@ -47,7 +48,6 @@ const TIMES_FILE = join(CACHE_DIR, 'file-times.json');
 // Unit files that run together in one process per batch: src/ (pure cores and their shells,
 // no file needs its own process; they passed 1034 of 1034 together).
 const BATCH_DIR = 'src/';
-const BATCHES = 2;
 
 function walk(dir) {
   let out = [];
@@ -68,8 +68,17 @@ function walk(dir) {
 
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
-const onlyGroup = args.includes('--group') ? args[args.indexOf('--group') + 1] : undefined;
-const filters = args.filter((a, i) => !a.startsWith('--') && args[i - 1] !== '--group');
+const valueOf = (flag) => (args.includes(flag) ? args[args.indexOf(flag) + 1] : undefined);
+const onlyGroup = valueOf('--group');
+// Jobs at once in the parallel group (default 2, the cores these machines have).
+const jobs = Number(valueOf('--jobs') ?? 2);
+if (!Number.isInteger(jobs) || jobs < 1) {
+  console.error(`--jobs must be a whole number of at least 1, found "${valueOf('--jobs')}"`);
+  process.exit(1);
+}
+const filters = args.filter(
+  (a, i) => !a.startsWith('--') && args[i - 1] !== '--group' && args[i - 1] !== '--jobs',
+);
 const needsGuestOrRealtime = (f) =>
   !BOOT_FREE_FILES.includes(f) && GUEST_OR_REALTIME_DIRS.some((d) => f.startsWith(d + '/'));
 const all = [...walk(join(root, 'src')), ...walk(join(root, 'test'))]
@@ -107,11 +116,11 @@ function distIsCurrent() {
 const useDist = process.env['XRUNHUNT_TEST_DIST'] !== '0' && distIsCurrent();
 const childEnv = { ...process.env, XRUNHUNT_TEST_DIST: useDist ? '1' : '0' };
 
-// A job: { name, files, lane? }. The src/ unit files go into BATCHES batches balanced by their
+// A job: { name, files, lane? }. The src/ unit files go into one batch per parallel job, balanced by their
 // last times (each batch is one process importing its files in order); every other file is
 // its own job. Jobs with a lane never run two at once.
 function batchJobs(files) {
-  const batches = Array.from({ length: Math.min(BATCHES, files.length) }, (_, i) => ({
+  const batches = Array.from({ length: Math.min(jobs, files.length) }, (_, i) => ({
     name: `${BATCH_DIR} unit batch ${i + 1}`,
     files: [],
     load: 0,
@@ -141,7 +150,7 @@ const groups = [
       ...batchJobs(pooled.filter((f) => f.startsWith(BATCH_DIR))),
       ...pooled.filter((f) => !f.startsWith(BATCH_DIR)).map(fileJob),
     ]),
-    concurrency: 2,
+    concurrency: jobs,
   },
   { name: 'serial', jobs: all.filter(isSerial).map(fileJob), concurrency: 1 },
 ].filter((g) => !onlyGroup || g.name === onlyGroup);
