@@ -7,19 +7,32 @@
 // group's wall time and the slowest jobs: growth is seen the day it happens. When dist/ is as
 // new as src/ (`npm test` and `npm run test:quick` build first), the CLI the tests spawn is
 // the built one (XRUNHUNT_TEST_DIST=1: 0.15 s a start against tsx's 0.45 s).
-//   node scripts/run-tests.mjs                 every file (what `npm test` and .ci/run run)
-//   node scripts/run-tests.mjs --quick         every file that needs no guest and no real-time
+//   node --import tsx scripts/run-tests.mjs                 every file (what `npm test` and .ci/run run)
+//   node --import tsx scripts/run-tests.mjs --quick         every file that needs no guest and no real-time
 //                                              server (`npm run test:quick`, the inner loop)
-//   node scripts/run-tests.mjs --group serial  one group only
-//   node scripts/run-tests.mjs --jobs 3        three jobs at once in the parallel group
-//   node scripts/run-tests.mjs src/proc lab-cli  only files whose path contains a word
-// Node 20 does not expand globs, so this script lists files.
-import { spawn } from 'node:child_process';
+//   node --import tsx scripts/run-tests.mjs --group serial  one group only
+//   node --import tsx scripts/run-tests.mjs --jobs 3        three jobs at once in the parallel group
+//   node --import tsx scripts/run-tests.mjs src/proc lab-cli  only files whose path contains a word
+// Node 20 does not expand globs, so this script lists files. It runs under tsx
+// (`node --import tsx scripts/run-tests.mjs`) to share src/lab/dist-freshness.ts.
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join, relative } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
+// The same freshness rule the lab uses for the guest's CLI, from its TypeScript source: started
+// without tsx, the script starts itself again under it.
+let distIsCurrent;
+try {
+  ({ distIsCurrent } = await import('../src/lab/dist-freshness.ts'));
+} catch (err) {
+  if (err?.code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err;
+  const again = spawnSync(process.execPath, ['--import', 'tsx', ...process.argv.slice(1)], {
+    stdio: 'inherit',
+  });
+  process.exit(again.status ?? 1);
+}
 // Files that boot a lab guest or need the JACK dummy server: the part `--quick` leaves out.
 const GUEST_OR_REALTIME_DIRS = ['test/realtime', 'test/lab'];
 // Files in those folders that boot nothing and start no server (CLI refusals before boot,
@@ -94,26 +107,7 @@ try {
   // first run on this checkout: alphabetical order
 }
 
-function newestMtimeMs(dir) {
-  let newest = 0;
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const st = statSync(p);
-    newest = Math.max(newest, st.isDirectory() ? newestMtimeMs(p) : st.mtimeMs);
-  }
-  return newest;
-}
-// The built CLI when it is at least as new as every source file, else the sources via tsx.
-function distIsCurrent() {
-  try {
-    return (
-      statSync(join(root, 'dist', 'cli', 'main.js')).mtimeMs >= newestMtimeMs(join(root, 'src'))
-    );
-  } catch {
-    return false;
-  }
-}
-const useDist = process.env['XRUNHUNT_TEST_DIST'] !== '0' && distIsCurrent();
+const useDist = process.env['XRUNHUNT_TEST_DIST'] !== '0' && distIsCurrent(root);
 const childEnv = { ...process.env, XRUNHUNT_TEST_DIST: useDist ? '1' : '0' };
 
 // A job: { name, files, lane? }. The src/ unit files go into one batch per parallel job, balanced by their

@@ -1,7 +1,6 @@
 // What `lab run`, `lab exec` and `lab session` share: pick the kernel (cached build of a
 // profile, or the user's --kernel), check it, choose the accelerator, boot, report how it went.
 // Also the argv that starts this same xrunhunt inside the guest.
-import { readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +14,7 @@ import { labCacheRoot, repoRoot } from './lab-paths.js';
 import type { PreemptModel } from './qemu-command.js';
 import { describeGuestEnd, runInGuest } from './run-guest.js';
 import { ensurePackages } from './ensure-packages.js';
+import { distIsCurrent } from './dist-freshness.js';
 import { LAB_PIPEWIRE_PACKAGES } from './packages.js';
 import { withPipewireBuild } from './pipewire-build-fetch.js';
 import type { PipewireBuildChoice } from './pipewire-build.js';
@@ -55,41 +55,13 @@ export interface LabRunRequest {
   stderr: Writable;
 }
 
-/** Newest modification time of the files under `dir` (ms; 0 when unreadable). */
-function newestMtimeMs(dir: string): number {
-  let newest = 0;
-  let entries;
-  try {
-    entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return 0;
-  }
-  for (const e of entries) {
-    const p = join(dir, e.name);
-    newest = Math.max(newest, e.isDirectory() ? newestMtimeMs(p) : statSync(p).mtimeMs);
-  }
-  return newest;
-}
-
-/** Whether dist/ was built after the last change to src/ (then it is the same program). */
-function distIsCurrent(): boolean {
-  try {
-    return (
-      statSync(join(repoRoot, 'dist', 'cli', 'main.js')).mtimeMs >=
-      newestMtimeMs(join(repoRoot, 'src'))
-    );
-  } catch {
-    return false;
-  }
-}
-
 // The command that runs this same xrunhunt in the guest (same checkout path: `/` is shared):
 // the built bin, or the sources through tsx when the host runs from sources and dist/ is
 // older than them. Under TCG, tsx compiling the sources costs ~20 s per start (and again for
 // every load worker), so an up-to-date build is preferred.
 export function innerXrunhuntArgv(args: string[]): string[] {
   const fromSources = fileURLToPath(import.meta.url).endsWith('.ts');
-  if (fromSources && !distIsCurrent()) {
+  if (fromSources && !distIsCurrent(repoRoot)) {
     return [
       process.execPath,
       '--import',

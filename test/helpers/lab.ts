@@ -65,13 +65,28 @@ async function runLabCli(
   const ownOut = !labOptions.some((o) => o === '--out' || o.startsWith('--out='));
   const base = ownOut ? mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')) : undefined;
   try {
-    return await runCli(
+    const started = Date.now();
+    const r = await runCli(
       ['lab', sub, ...labOptions, ...(base ? ['--out', join(base, 'results')] : []), '--', ...tail],
       { timeoutMs: opts.timeoutMs ?? 300_000, ...(opts.env ? { env: opts.env } : {}) },
     );
+    process.stderr.write(`# ${labTimingLine(labOptions, r.stderr, Date.now() - started)}\n`);
+    return r;
   } finally {
     if (base) rmSync(base, { recursive: true, force: true });
   }
+}
+
+/**
+ * One line per guest for the test log: its shape, the lab's own boot and total, and the host's
+ * wall time around `xrunhunt lab` (what the guest costs the suite, so growth is seen).
+ */
+export function labTimingLine(labOptions: string[], labStderr: string, wallMs: number): string {
+  const shape = labOptions.filter(
+    (_, i) => labOptions[i - 1] !== '--out' && labOptions[i] !== '--out',
+  );
+  const end = /boot (\d+\.\d+ s|did not complete), total (\d+\.\d+ s)/.exec(labStderr);
+  return `lab guest [${shape.join(' ') || 'default'}]: ${end ? `boot ${end[1]}, guest total ${end[2]}` : 'no lab summary'}, wall ${(wallMs / 1000).toFixed(1)} s`;
 }
 
 /** Runs `xrunhunt <args>` inside the lab: `xrunhunt lab run [labOptions] -- <args>`. */
