@@ -1,39 +1,47 @@
 // The commands this build has: one file per command in ./commands/ (default export: a command
 // or a group of subcommands), listed by file name and imported only when needed, so
 // `analyze` never loads the FFI. main, `completion` and `man` all read the same catalogue.
-import { readdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { AnyCommand, CommandGroup } from './command.js';
 
 export type CatalogEntry = AnyCommand | CommandGroup;
 
-const COMMANDS_DIR = new URL('./commands/', import.meta.url);
+type CommandModule = { default: CatalogEntry };
+
+// One loader per file in ./commands/ (a test keeps the two lists equal). Literal specifiers,
+// so a bundler sees every command and keeps each one lazy; tsx maps them to the .ts sources.
+const COMMAND_LOADERS: Readonly<Record<string, () => Promise<CommandModule>>> = {
+  aggregate: () => import('./commands/aggregate.js'),
+  analyze: () => import('./commands/analyze.js'),
+  compare: () => import('./commands/compare.js'),
+  completion: () => import('./commands/completion.js'),
+  debug: () => import('./commands/debug.js'),
+  doctor: () => import('./commands/doctor.js'),
+  lab: () => import('./commands/lab.js'),
+  load: () => import('./commands/load.js'),
+  man: () => import('./commands/man.js'),
+  play: () => import('./commands/play.js'),
+  serve: () => import('./commands/serve.js'),
+  session: () => import('./commands/session.js'),
+  stress: () => import('./commands/stress.js'),
+  submit: () => import('./commands/submit.js'),
+  try: () => import('./commands/try.js'),
+  watch: () => import('./commands/watch.js'),
+  web: () => import('./commands/web.js'),
+};
 
 /** Whether an entry has subcommands (`debug status`, `lab build`). */
 export const isGroup = (e: CatalogEntry): e is CommandGroup => 'subcommands' in e;
 
-/** The command names available in this build (file names in ./commands/), sorted. */
+/** The command names available in this build (one per file in ./commands/), sorted. */
 export function commandNames(): string[] {
-  let files: string[];
-  try {
-    files = readdirSync(fileURLToPath(COMMANDS_DIR));
-  } catch {
-    return [];
-  }
-  return files
-    .filter((f) => /^[a-z][a-z-]*\.(js|ts|tsx)$/.test(f) && !f.endsWith('.d.ts'))
-    .map((f) => f.replace(/\.(js|ts|tsx)$/, ''))
-    .filter((n, i, all) => all.indexOf(n) === i)
-    .sort();
+  return Object.keys(COMMAND_LOADERS).sort();
 }
 
-/** Imports one command file (.ts from the sources, .js from dist). */
+/** Imports one command's file (the sources through tsx, or dist). */
 export async function loadEntry(name: string): Promise<CatalogEntry> {
-  const ext = fileURLToPath(import.meta.url).endsWith('.ts') ? 'ts' : 'js';
-  const mod = (await import(new URL(`${name}.${ext}`, COMMANDS_DIR).href)) as {
-    default: CatalogEntry;
-  };
-  return mod.default;
+  const load = Object.hasOwn(COMMAND_LOADERS, name) ? COMMAND_LOADERS[name] : undefined;
+  if (!load) throw new Error(`no command file for ${name}`);
+  return (await load()).default;
 }
 
 /** Every command, for the top-level help, shell completion and the man page. */

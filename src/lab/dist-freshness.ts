@@ -30,3 +30,22 @@ export function distIsCurrent(root: string): boolean {
     return false;
   }
 }
+
+/** The bundled CLI that `scripts/bundle-cli.mjs` writes (`npm run build`). */
+export const BUNDLED_CLI = join('dist', 'bundle-cli', 'xrunhunt.js');
+
+/**
+ * Whether <root>/dist/bundle-cli was bundled after the last build of dist/ and the last change
+ * to src/: then it is the same program, and starts in a quarter of dist/'s time under TCG.
+ */
+export function bundleIsCurrent(root: string): boolean {
+  try {
+    const bundled = statSync(join(root, BUNDLED_CLI)).mtimeMs;
+    return (
+      bundled >= statSync(join(root, 'dist', 'cli', 'main.js')).mtimeMs &&
+      bundled >= newestMtimeMs(join(root, 'src'))
+    );
+  } catch {
+    return false;
+  }
+}

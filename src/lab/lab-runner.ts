@@ -14,7 +14,7 @@ import { labCacheRoot, repoRoot } from './lab-paths.js';
 import type { PreemptModel } from './qemu-command.js';
 import { describeGuestEnd, runInGuest } from './run-guest.js';
 import { ensurePackages } from './ensure-packages.js';
-import { distIsCurrent } from './dist-freshness.js';
+import { BUNDLED_CLI, bundleIsCurrent, distIsCurrent } from './dist-freshness.js';
 import { LAB_PIPEWIRE_PACKAGES } from './packages.js';
 import { withPipewireBuild } from './pipewire-build-fetch.js';
 import type { PipewireBuildChoice } from './pipewire-build.js';
@@ -56,9 +56,10 @@ export interface LabRunRequest {
 }
 
 // The command that runs this same xrunhunt in the guest (same checkout path: `/` is shared):
-// the built bin, or the sources through tsx when the host runs from sources and dist/ is
-// older than them. Under TCG, tsx compiling the sources costs ~20 s per start (and again for
-// every load worker), so an up-to-date build is preferred.
+// the bundled CLI when it is current, else the built bin, or the sources through tsx when the
+// host runs from sources and dist/ is older than them. Under TCG a start of the sources costs
+// ~20 s (tsx compiling), of dist/ 5–25 s (resolving and linking ~400 modules over 9p), of the
+// bundle a quarter of dist's; and again for every load worker and playback thread.
 export function innerXrunhuntArgv(args: string[]): string[] {
   const fromSources = fileURLToPath(import.meta.url).endsWith('.ts');
   if (fromSources && !distIsCurrent(repoRoot)) {
@@ -70,6 +71,7 @@ export function innerXrunhuntArgv(args: string[]): string[] {
       ...args,
     ];
   }
+  if (bundleIsCurrent(repoRoot)) return [process.execPath, join(repoRoot, BUNDLED_CLI), ...args];
   return [process.execPath, join(repoRoot, 'bin', 'xrunhunt.js'), ...args];
 }
 
