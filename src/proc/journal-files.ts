@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import type { JournalFs, JournalOwner } from './journal.js';
 import {
   SettingsJournal,
+  atFolder,
   isOwnerAlive,
+  openTrusted,
   readJournalFile,
   readProcessStartTicks,
 } from './journal.js';
@@ -95,17 +97,29 @@ export function findJournals(
   const uid = deps.uid ?? runningUid();
   const journals: FoundJournal[] = [];
   const errors: string[] = [];
-  const folderWhy = checkJournalFolderTrust(dir, uid, fs);
-  if (folderWhy !== null) return { journals, errors: [folderWhy] };
+  // The folder is opened once (no link), judged by its descriptor and listed from it.
   let names: string[];
+  let dirFd: number | undefined;
   try {
-    names = fs.readdirSync(dir) as string[];
+    dirFd = openTrusted(dir, 'directory', uid, fs);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-      errors.push(
-        `cannot list the journal folder ${quoteUntrusted(dir)}: ${(err as Error).message}`,
-      );
+    return {
+      journals,
+      errors: [
+        (err as { untrusted?: boolean }).untrusted
+          ? `refusing the journal folder ${quoteUntrusted(dir)}: ${(err as Error).message}; remove it if you did not create it, or fix its owner and mode (chmod go-w) if you did`
+          : `cannot examine the journal folder ${quoteUntrusted(dir)}: ${(err as Error).message}`,
+      ],
+    };
+  }
+  if (dirFd === undefined) return { journals, errors };
+  try {
+    names = fs.readdirSync(atFolder(dirFd, '')) as string[];
+  } catch (err) {
+    errors.push(`cannot list the journal folder ${quoteUntrusted(dir)}: ${(err as Error).message}`);
     return { journals, errors };
+  } finally {
+    fs.closeSync(dirFd);
   }
   for (const name of names.filter((n) => JOURNAL_NAME_RE.test(n)).sort()) {
     const file = join(dir, name);

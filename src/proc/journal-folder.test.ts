@@ -92,3 +92,46 @@ test('root: an XDG_STATE_HOME owned by another user is not used', () => {
 test('session/journal-dir.ts keeps usableJournalDir as the same function', () => {
   assert.equal(sessionUsableJournalDir, usableJournalDir);
 });
+
+const rootOnly = process.geteuid?.() !== 0 ? 'needs root: the folders must be root-owned' : false;
+
+test(
+  'issue 30: root ignores an XDG_STATE_HOME that is a symlink, even to a folder root owns',
+  { skip: rootOnly },
+  (t) => {
+    const base = fs.mkdtempSync(join(tmpdir(), 'xrunhunt-jfolder-'));
+    t.after(() => fs.rmSync(base, { recursive: true, force: true }));
+    fs.mkdirSync(join(base, 'real'), { mode: 0o755 });
+    fs.symlinkSync(join(base, 'real'), join(base, 'link'));
+    const f = resolveJournalFolder({
+      env: { XDG_STATE_HOME: join(base, 'link') },
+      uid: 0,
+      home: '/root',
+      tmp: base,
+      fs: readOnlyUnder('/var'),
+    });
+    assert.notEqual(f.dir, join(base, 'link', 'xrunhunt'));
+    assert.match(f.ignoredXdgReason ?? '', /ignoring XDG_STATE_HOME=.*link: it is a symbolic link/);
+  },
+);
+
+test(
+  'issue 30: root ignores an XDG_STATE_HOME it owns that others can write (a /tmp)',
+  { skip: rootOnly },
+  (t) => {
+    const base = fs.mkdtempSync(join(tmpdir(), 'xrunhunt-jfolder-'));
+    t.after(() => fs.rmSync(base, { recursive: true, force: true }));
+    const open = join(base, 'open');
+    fs.mkdirSync(open);
+    fs.chmodSync(open, 0o1777);
+    const f = resolveJournalFolder({
+      env: { XDG_STATE_HOME: open },
+      uid: 0,
+      home: '/root',
+      tmp: base,
+      fs: readOnlyUnder('/var'),
+    });
+    assert.notEqual(f.dir, join(open, 'xrunhunt'));
+    assert.match(f.ignoredXdgReason ?? '', /it is writable by every user/);
+  },
+);

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultJournalDir } from './journal.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
+import { judgeOwnership, lstatFacts } from './journal-trust.js';
 
 /** Where root's journal goes when /var/lib is read-only: a tmpfs. */
 export const ROOT_FALLBACK_JOURNAL_DIR = '/run/xrunhunt';
@@ -84,20 +85,46 @@ export interface JournalFolderContext {
   home: string;
   tmp: string;
   fs?: Pick<typeof nodeFs, 'mkdirSync' | 'accessSync'>;
+  /** TEST DOUBLE: the owner of XDG_STATE_HOME (replaces the lstat rule of rootStateHomeWhyNot). */
   ownerOf?: (path: string) => number | undefined;
 }
 
-function statOwner(path: string): number | undefined {
+/**
+ * Why root must not keep journals under `xdg` (issue 30): judged on the folder itself with
+ * lstat, never through a link: a folder, owned by root, writable by nobody else. Null: usable.
+ */
+export function rootStateHomeWhyNot(
+  xdg: string,
+  fs: Pick<typeof nodeFs, 'lstatSync'> = nodeFs,
+): string | null {
   try {
-    return nodeFs.statSync(path).uid;
-  } catch {
-    return undefined;
+    const facts = lstatFacts(xdg, fs);
+    if (facts.kind === 'directory' && facts.uid !== 0)
+      return `it belongs to uid ${facts.uid}, not root`;
+    return judgeOwnership(facts, 'directory', 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ENOENT'
+      ? 'it does not exist'
+      : `it cannot be examined (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
   }
 }
 
 /** The single journal-folder resolver every command uses (issue 15). */
 export function resolveJournalFolder(ctx: JournalFolderContext): JournalFolder {
-  const ownerOf = ctx.ownerOf ?? statOwner;
+  const xdgSet = (ctx.env['XDG_STATE_HOME'] ?? '') !== '';
+  const legacyOwner = ctx.ownerOf;
+  const whyNot =
+    !xdgSet || ctx.uid !== 0
+      ? null
+      : legacyOwner
+        ? ((o) =>
+            o === 0
+              ? null
+              : o === undefined
+                ? 'it does not exist'
+                : `it belongs to uid ${o}, not root`)(legacyOwner(ctx.env['XDG_STATE_HOME']!))
+        : rootStateHomeWhyNot(ctx.env['XDG_STATE_HOME']!);
+  const ownerOf = (): number | undefined => (whyNot === null ? 0 : undefined);
   const preferred = defaultJournalDir(ctx.env, ctx.uid, ctx.home, ownerOf);
   const usable = usableJournalDir(preferred, ctx.uid, ctx.tmp, ctx.fs);
   const fallback = fallbackJournalDir(ctx.uid, ctx.tmp);
@@ -108,11 +135,10 @@ export function resolveJournalFolder(ctx: JournalFolderContext): JournalFolder {
   const searchDirs = pinned
     ? [usable.dir]
     : [usable.dir, ...[preferred, fallback].filter((d) => d !== usable.dir)];
-  const owner = xdg !== '' && ctx.uid === 0 ? ownerOf(xdg) : 0;
   const ignoredXdgReason =
-    owner === 0
+    whyNot === null
       ? null
-      : `ignoring XDG_STATE_HOME=${quoteUntrusted(xdg)}: ${owner === undefined ? 'it does not exist' : `it belongs to uid ${owner}, not root`} (sudo -E keeps a user's environment; root's journals never live in a folder another user controls)`;
+      : `ignoring XDG_STATE_HOME=${quoteUntrusted(xdg)}: ${whyNot} (sudo -E keeps a user's environment; root's journals never live in a folder another user controls or a link can redirect)`;
   return { dir: usable.dir, fallbackReason: usable.fallbackReason, ignoredXdgReason, searchDirs };
 }
 

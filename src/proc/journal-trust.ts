@@ -36,12 +36,8 @@ export interface OwnershipFacts {
   size: number;
 }
 
-/** Reads OwnershipFacts with lstat (never follows a symlink). */
-export function lstatFacts(
-  path: string,
-  fs: Pick<typeof nodeFs, 'lstatSync'> = nodeFs,
-): OwnershipFacts {
-  const st = fs.lstatSync(path);
+/** Reduces a Stats (from lstat, or fstat of an opened descriptor) to OwnershipFacts. */
+export function statsFacts(st: nodeFs.Stats): OwnershipFacts {
   const kind = st.isSymbolicLink()
     ? 'symlink'
     : st.isFile()
@@ -50,6 +46,14 @@ export function lstatFacts(
         ? 'directory'
         : 'other';
   return { kind, uid: st.uid, mode: st.mode, size: st.size };
+}
+
+/** Reads OwnershipFacts with lstat (never follows a symlink). */
+export function lstatFacts(
+  path: string,
+  fs: Pick<typeof nodeFs, 'lstatSync'> = nodeFs,
+): OwnershipFacts {
+  return statsFacts(fs.lstatSync(path));
 }
 
 /**
@@ -185,8 +189,10 @@ const SETTING_SHAPES: readonly SettingShape[] = [
   },
   {
     root: 'sys',
+    // Also where sysfs's own links lead: /sys/block/sda is a link into devices/…/block/sda, and
+    // cpuN/cpufreq one to cpufreq/policyN (restore and the write check judge the real path).
     relative:
-      /^(block\/[^/]+\/queue\/scheduler|devices\/system\/cpu\/cpu\d+\/cpufreq\/scaling_governor|kernel\/mm\/transparent_hugepage\/enabled)$/,
+      /^(block\/[^/]+\/queue\/scheduler|devices\/(?:[^/]+\/){1,12}block\/[^/]+\/queue\/scheduler|devices\/system\/cpu\/cpu\d+\/cpufreq\/scaling_governor|devices\/system\/cpu\/cpufreq\/policy\d+\/scaling_governor|kernel\/mm\/transparent_hugepage\/enabled)$/,
     kind: 'value',
     original: isName,
     what: 'a scheduler, governor or hugepage mode name',
@@ -366,6 +372,30 @@ export function assertJournalFitsRoots(
     `refusing to add to the settings journal ${quoteUntrusted(file)}: ${verdict.reasons[0]!}`,
     {
       hint: `it holds originals xrunhunt would not restore under --proc-root ${quoteUntrusted(roots.procRoot)}; run "xrunhunt debug restore" with the --proc-root/--sys-root it was written for, or remove it if you did not create it`,
+    },
+  );
+}
+
+/**
+ * The restore-side rule applied BEFORE a change (issue 30): a setting whose real path, kind or
+ * original restore would refuse is never written, since the change could then never be undone.
+ */
+export function assertRestorableChange(
+  entry: Pick<JournalEntry, 'path' | 'original' | 'kind'>,
+  roots: SettingRoots,
+  fs: Pick<typeof nodeFs, 'realpathSync'> = nodeFs,
+): void {
+  const verdict = judgeJournalEntries(
+    [{ ...entry, path: resolve(entry.path), recordedAt: '' }],
+    roots,
+    fs,
+  );
+  if (verdict.trusted) return;
+  throw new XrunhuntError(
+    'permission',
+    `refusing to change ${quoteUntrusted(entry.path)}: ${verdict.reasons[0]!}; restore would refuse it, so the change could never be undone`,
+    {
+      hint: 'nothing was written; check that --proc-root/--sys-root name the tree you meant, and that its files are real files, not links to elsewhere',
     },
   );
 }

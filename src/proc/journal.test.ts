@@ -251,3 +251,75 @@ test('paths are journaled absolute: a restore from another folder still finds th
   ]);
   assert.equal(fs.readFileSync(join(dir, 'setting'), 'utf8'), '1');
 });
+
+/**
+ * A node:fs whose first access to a path matching `hit` runs `swap` right after it returns:
+ * the window between a check by path and a second lookup by path (issue 30 item 2).
+ */
+function swappingFs(hit: (p: string) => boolean, swap: () => void): JournalFs {
+  let done = false;
+  const after = <A extends unknown[], R>(fn: (...a: A) => R) =>
+    ((...a: A): R => {
+      const r = fn(...a);
+      if (!done && typeof a[0] === 'string' && hit(a[0])) {
+        done = true;
+        swap();
+      }
+      return r;
+    }) as never;
+  return {
+    ...fs,
+    lstatSync: after(fs.lstatSync),
+    statSync: after(fs.statSync),
+    openSync: after(fs.openSync),
+  } as JournalFs;
+}
+
+const journalDoc = (command: string): string =>
+  JSON.stringify({
+    format: 'xrunhunt-settings-journal',
+    version: 1,
+    owner: { ...owner(false), command },
+    entries: [],
+  });
+
+test('issue 30: the journal read is the file that was checked (swapped for a symlink in between)', (t) => {
+  const d = tempDir(t);
+  const jdir = join(d, 'j');
+  fs.mkdirSync(jdir, { mode: 0o700 });
+  const file = join(jdir, 'manual.json');
+  fs.writeFileSync(file, journalDoc('original'), { mode: 0o600 });
+  const planted = join(d, 'planted.json');
+  fs.writeFileSync(planted, journalDoc('planted'), { mode: 0o666 });
+  fs.chmodSync(planted, 0o666);
+  const swapFs = swappingFs(
+    (p) => p.endsWith('manual.json'),
+    () => {
+      fs.symlinkSync(planted, `${file}.swap`);
+      fs.renameSync(`${file}.swap`, file);
+    },
+  );
+  const doc = readJournalFile(file, swapFs);
+  assert.equal(doc?.owner.command, 'original');
+});
+
+test('issue 30: the journal folder read is the folder that was checked (swapped in between)', (t) => {
+  const d = tempDir(t);
+  const jdir = join(d, 'j');
+  fs.mkdirSync(jdir, { mode: 0o700 });
+  const file = join(jdir, 'manual.json');
+  fs.writeFileSync(file, journalDoc('original'), { mode: 0o600 });
+  const evil = join(d, 'evil');
+  fs.mkdirSync(evil);
+  fs.chmodSync(evil, 0o777);
+  fs.writeFileSync(join(evil, 'manual.json'), journalDoc('planted'), { mode: 0o600 });
+  const swapFs = swappingFs(
+    (p) => p === jdir,
+    () => {
+      fs.renameSync(jdir, `${jdir}-old`);
+      fs.symlinkSync(evil, jdir);
+    },
+  );
+  const doc = readJournalFile(file, swapFs);
+  assert.equal(doc?.owner.command, 'original');
+});

@@ -6,10 +6,17 @@
 // restore their own entries with their own writer. Model: rtla's osnoise_context
 // save/set/restore, made durable.
 import * as nodeFs from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { errorMessage, XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
-import { checkJournalFileTrust, runningUid } from './journal-trust.js';
+import type { SettingRoots } from './journal-trust.js';
+import {
+  assertRestorableChange,
+  judgeOwnership,
+  lstatFacts,
+  runningUid,
+  statsFacts,
+} from './journal-trust.js';
 import { SCHED_JOURNAL_KIND, schedRestorer } from './journal-sched.js';
 import type { SettingFileIo } from './setting-file.js';
 import { realSettingFileIo } from './setting-file.js';
@@ -63,6 +70,7 @@ export type JournalFs = Pick<
   | 'unlinkSync'
   | 'readdirSync'
   | 'lstatSync'
+  | 'fstatSync'
 >;
 
 /** Result of putting journaled values back. Failures are listed, never thrown. */
@@ -96,10 +104,15 @@ export const BUILTIN_RESTORERS: Record<string, EntryRestorer> = {
   [SCHED_JOURNAL_KIND]: schedRestorer(),
 };
 
-/** The owner of a path (stat, following links), undefined when it does not exist. */
+/**
+ * The owner of a state folder as root may trust it: lstat of the folder itself (a link is not
+ * followed), and 0 only for a root-owned folder nobody else can write; undefined otherwise.
+ */
 function ownerUid(path: string): number | undefined {
   try {
-    return nodeFs.statSync(path).uid;
+    const facts = lstatFacts(path);
+    if (facts.uid === 0 && judgeOwnership(facts, 'directory', 0) !== null) return undefined;
+    return facts.uid;
   } catch {
     return undefined;
   }
@@ -163,9 +176,71 @@ export function writeFileDurably(fs: JournalFs, file: string, data: string): voi
   }
 }
 
+/** The refusal of an untrusted journal file or folder (`why` says what was found). */
+function refusedJournal(file: string, why: string): XrunhuntError {
+  return new XrunhuntError(
+    'permission',
+    `refusing the settings journal ${quoteUntrusted(file)}: ${why}`,
+    {
+      hint: `xrunhunt only acts on journals owned by the running user and writable by nobody else; remove ${quoteUntrusted(file)} if you did not create it, or fix its owner and mode if you did`,
+    },
+  );
+}
+
+/**
+ * Opens `path` once with O_NOFOLLOW (a folder with O_DIRECTORY; a file with O_NONBLOCK, so a
+ * planted FIFO cannot hang the open) and judges the opened descriptor's fstat, so the entity
+ * checked is the one read. Returns the descriptor, undefined when absent; throws why not.
+ */
+export function openTrusted(
+  path: string,
+  expected: 'file' | 'directory',
+  uid: number,
+  fs: Pick<JournalFs, 'openSync' | 'fstatSync' | 'closeSync' | 'lstatSync'>,
+): number | undefined {
+  const c = nodeFs.constants;
+  let fd: number;
+  try {
+    fd = fs.openSync(
+      path,
+      c.O_RDONLY |
+        c.O_NOFOLLOW |
+        (expected === 'directory' ? c.O_DIRECTORY : c.O_NONBLOCK | c.O_NOCTTY),
+    );
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    if (code === 'ELOOP' || code === 'ENOTDIR') {
+      let why = judgeOwnership({ kind: 'symlink', uid: -1, mode: 0, size: 0 }, expected, uid);
+      try {
+        why = judgeOwnership(lstatFacts(path, fs), expected, uid) ?? why;
+      } catch {
+        // the link (or what is in its place) is the reason
+      }
+      throw Object.assign(new Error(why ?? 'it is not what xrunhunt writes'), { untrusted: true });
+    }
+    throw err;
+  }
+  try {
+    const why = judgeOwnership(statsFacts(fs.fstatSync(fd)), expected, uid);
+    if (why !== null) throw Object.assign(new Error(why), { untrusted: true });
+    return fd;
+  } catch (err) {
+    fs.closeSync(fd);
+    throw err;
+  }
+}
+
+/** The path that opens `name` inside the folder open at `dirFd` (openat(2) through procfs). */
+export function atFolder(dirFd: number, name: string): string {
+  return `/proc/self/fd/${dirFd}/${name}`;
+}
+
 /**
  * Reads a journal file; undefined when there is none, an XrunhuntError when it is corrupt or
  * not trustworthy (not owned by the running user, writable by others, a symlink, oversized).
+ * One lookup each: the folder is opened and judged by its descriptor, the file opened from
+ * that descriptor, judged by fstat and read from the same descriptor (issue 30).
  */
 export function readJournalFile(
   file: string,
@@ -174,17 +249,36 @@ export function readJournalFile(
 ): JournalDocument | undefined {
   let text: string;
   try {
-    const why = checkJournalFileTrust(file, uid, fs);
-    if (why !== null) {
-      throw new XrunhuntError(
-        'permission',
-        `refusing the settings journal ${quoteUntrusted(file)}: ${why}`,
-        {
-          hint: `xrunhunt only acts on journals owned by the running user and writable by nobody else; remove ${quoteUntrusted(file)} if you did not create it, or fix its owner and mode if you did`,
-        },
-      );
+    let dirFd: number | undefined;
+    try {
+      dirFd = openTrusted(dirname(file), 'directory', uid, fs);
+    } catch (err) {
+      if ((err as { untrusted?: boolean }).untrusted)
+        throw refusedJournal(
+          file,
+          `its folder ${quoteUntrusted(dirname(file))}: ${(err as Error).message}`,
+        );
+      throw err;
     }
-    text = fs.readFileSync(file, 'utf8') as string;
+    if (dirFd === undefined) return undefined;
+    try {
+      let fd: number | undefined;
+      try {
+        fd = openTrusted(atFolder(dirFd, basename(file)), 'file', uid, fs);
+      } catch (err) {
+        if ((err as { untrusted?: boolean }).untrusted)
+          throw refusedJournal(file, (err as Error).message);
+        throw err;
+      }
+      if (fd === undefined) return undefined;
+      try {
+        text = fs.readFileSync(fd, 'utf8') as string;
+      } finally {
+        fs.closeSync(fd);
+      }
+    } finally {
+      fs.closeSync(dirFd);
+    }
   } catch (err) {
     if (err instanceof XrunhuntError) throw err;
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
@@ -215,6 +309,17 @@ export function readJournalFile(
   return doc;
 }
 
+/** What a journal is given: its file system, the setting writer, and the roots it changes. */
+export interface JournalDeps {
+  fs?: JournalFs;
+  io?: SettingFileIo;
+  /**
+   * The trees its settings lie in: when given, every original is checked with the restore-side
+   * rule (journal-trust.ts) before it is recorded, so nothing is changed that restore refuses.
+   */
+  roots?: SettingRoots;
+}
+
 /**
  * One journal file and the settings it guards. `set()` is the only way to change a setting:
  * it journals the original (durably) before the first write to that path.
@@ -224,45 +329,50 @@ export class SettingsJournal {
   private doc: JournalDocument;
   private readonly fs: JournalFs;
   private readonly io: SettingFileIo;
+  private readonly roots: SettingRoots | undefined;
 
-  private constructor(file: string, doc: JournalDocument, fs: JournalFs, io: SettingFileIo) {
+  private constructor(
+    file: string,
+    doc: JournalDocument,
+    fs: JournalFs,
+    io: SettingFileIo,
+    roots?: SettingRoots,
+  ) {
     this.file = file;
     this.doc = doc;
     this.fs = fs;
     this.io = io;
+    this.roots = roots;
   }
 
   /** Opens (or continues) the journal at `file`; nothing is written until the first change. */
-  static open(
-    file: string,
-    owner: JournalOwner,
-    deps: { fs?: JournalFs; io?: SettingFileIo } = {},
-  ): SettingsJournal {
+  static open(file: string, owner: JournalOwner, deps: JournalDeps = {}): SettingsJournal {
     const fs = deps.fs ?? nodeFs;
     const existing = readJournalFile(file, fs);
     const doc: JournalDocument = existing
       ? { ...existing, owner }
       : { format: JOURNAL_FORMAT, version: JOURNAL_VERSION, owner, entries: [] };
-    return new SettingsJournal(file, doc, fs, deps.io ?? realSettingFileIo);
+    return new SettingsJournal(file, doc, fs, deps.io ?? realSettingFileIo, deps.roots);
   }
 
   /** Wraps a document already read (and trust-checked) by readJournalFile. */
-  static fromDocument(
-    file: string,
-    doc: JournalDocument,
-    deps: { fs?: JournalFs; io?: SettingFileIo } = {},
-  ): SettingsJournal {
-    return new SettingsJournal(file, doc, deps.fs ?? nodeFs, deps.io ?? realSettingFileIo);
+  static fromDocument(file: string, doc: JournalDocument, deps: JournalDeps = {}): SettingsJournal {
+    return new SettingsJournal(
+      file,
+      doc,
+      deps.fs ?? nodeFs,
+      deps.io ?? realSettingFileIo,
+      deps.roots,
+    );
   }
 
   /** Loads an existing journal (e.g. one left by a killed run); undefined when absent. */
-  static load(
-    file: string,
-    deps: { fs?: JournalFs; io?: SettingFileIo } = {},
-  ): SettingsJournal | undefined {
+  static load(file: string, deps: JournalDeps = {}): SettingsJournal | undefined {
     const fs = deps.fs ?? nodeFs;
     const doc = readJournalFile(file, fs);
-    return doc ? new SettingsJournal(file, doc, fs, deps.io ?? realSettingFileIo) : undefined;
+    return doc
+      ? new SettingsJournal(file, doc, fs, deps.io ?? realSettingFileIo, deps.roots)
+      : undefined;
   }
 
   get owner(): JournalOwner {
@@ -285,6 +395,14 @@ export class SettingsJournal {
   record(path: string, original: string, kind = 'value'): void {
     if (this.has(path)) return;
     path = resolve(path);
+    // The write's own checks first; a path not there yet (a tracefs instance xrunhunt is about
+    // to create) has nothing to write through, and its write fails on its own.
+    try {
+      this.io.check?.(path);
+    } catch (err) {
+      if (!(err instanceof XrunhuntError && err.code === 'not-found')) throw err;
+    }
+    if (this.roots) assertRestorableChange({ path, original, kind }, this.roots);
     const next: JournalDocument = {
       ...this.doc,
       entries: [

@@ -3,7 +3,7 @@
 // process, one lock file per proc root, and nothing left behind after release.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,4 +149,57 @@ test('lock files of fake trees whose holder was killed are swept at the next acq
   assert.equal(fs.existsSync(stale), false);
   assert.equal(fs.existsSync(settingsLockFile(liveRoot, { lockDir })), true);
   assert.throws(() => acquireSettingsLock(liveRoot, 'x', { lockDir }), /another xrunhunt/);
+});
+
+const notRoot = process.geteuid?.() !== 0 ? 'needs root to mount a second procfs' : false;
+
+/** Mounts with mount(8) at a new folder under `d`; the caller unmounts (in a finally). */
+function mountAt(d: string, name: string, args: string[]): string {
+  const dir = join(d, name);
+  fs.mkdirSync(dir);
+  const r = spawnSync('mount', [...args, dir], { encoding: 'utf8' });
+  assert.equal(r.status, 0, `mount ${args.join(' ')} ${dir}: ${r.stderr}`);
+  return dir;
+}
+
+test(
+  'issue 30: a second procfs mount (and a bind mount of /proc) shares the machine lock',
+  { skip: notRoot },
+  async (t) => {
+    const d = tempDir(t);
+    const lockDir = join(d, 'locks');
+    const mounted: string[] = [];
+    try {
+      mounted.push(mountAt(d, 'proc2', ['-t', 'proc', 'proc']));
+      mounted.push(mountAt(d, 'bound', ['--bind', '/proc']));
+      const machine = settingsLockFile('/proc', { lockDir });
+      assert.equal(settingsLockFile(mounted[0]!, { lockDir }), machine);
+      assert.equal(settingsLockFile(mounted[1]!, { lockDir }), machine);
+      // A run on the second mount is refused while a run on /proc holds the lock.
+      const h = holder('/proc', lockDir);
+      try {
+        await h.ready;
+        assert.throws(
+          () => acquireSettingsLock(mounted[0]!, 'try --proc-root', { lockDir }),
+          /another xrunhunt \(pid \d+/,
+        );
+      } finally {
+        h.child.kill('SIGKILL');
+        await h.exited;
+      }
+    } finally {
+      for (const m of mounted.reverse()) spawnSync('umount', [m]);
+    }
+  },
+);
+
+test('issue 30: a real sysfs as the sys root takes the machine lock; a plain folder its own', (t) => {
+  const d = tempDir(t);
+  const lockDir = join(d, 'locks');
+  const machine = settingsLockFile('/proc', { lockDir });
+  assert.equal(settingsLockFile(d, { lockDir, sysRoot: '/sys' }), machine);
+  assert.notEqual(settingsLockFile(d, { lockDir, sysRoot: d }), machine);
+  assert.equal(settingsLockName('/tmp/x', 0x9fa0), 'settings.lock', 'PROC_SUPER_MAGIC');
+  assert.equal(settingsLockName('/tmp/x', 0x62656572), 'settings.lock', 'SYSFS_MAGIC');
+  assert.match(settingsLockName('/tmp/x', 0x01021994), /^settings-[0-9a-f]{16}\.lock$/, 'tmpfs');
 });

@@ -3,9 +3,10 @@
 // Without it two runs each journal the other's mask as "the original" and the real originals
 // are lost for good. The lock is an flock(2) on a file under /run/xrunhunt (the kernel
 // releases it when the holder dies, kill -9 included); the file names the holder (pid,
-// command) so a refused run can say who is in the way. Keyed on the proc root: the real /proc
-// has one system-wide lock; each fake tree (tests, copied trees) has its own, so parallel test
-// files never contend. Taken before any current value is read, held until restore is complete.
+// command) so a refused run can say who is in the way. Keyed on what is changed, by file
+// system identity: a proc root that is a real procfs (/proc, a second `mount -t proc`, a bind
+// mount of /proc) or a sys root that is a real sysfs takes the one machine lock; only a tree of
+// plain files (tests, copied trees) has its own, so parallel test files never contend. Taken before any current value is read, held until restore is complete.
 // Re-entrant within one process (a session takes it, then its parts take it again).
 import * as nodeFs from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -15,6 +16,7 @@ import { XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { tryLockExclusive } from './flock.js';
 import { judgeOwnership, lstatFacts, runningUid } from './journal-trust.js';
+import { SYSFS_MAGIC as SYSFS_TYPE, fsTypeOf, isKernelRootFs } from './kernel-fs.js';
 
 /** Root's lock folder: a tmpfs, like the state it guards (kernel settings do not survive a boot). */
 export const ROOT_LOCK_DIR = '/run/xrunhunt';
@@ -38,11 +40,19 @@ export interface SettingsLockOptions {
   lockDir?: string;
   uid?: number;
   tmp?: string;
+  /**
+   * The sys root the run changes, when it changes one: a real sysfs there is the machine's
+   * settings, so the machine lock is taken whatever the proc root is.
+   */
+  sysRoot?: string;
 }
 
-/** The lock file's name for a proc root: `settings.lock` for the real /proc, else named after the tree. */
-export function settingsLockName(realProcRoot: string): string {
-  if (realProcRoot === '/proc') return 'settings.lock';
+/**
+ * Pure: the lock file's name for a proc root (its real path and statfs type): `settings.lock`
+ * for the real kernel (/proc, or any procfs/sysfs mount), else one named after the tree.
+ */
+export function settingsLockName(realProcRoot: string, fsType?: number): string {
+  if (realProcRoot === '/proc' || isKernelRootFs(fsType)) return 'settings.lock';
   return `settings-${createHash('sha256').update(realProcRoot).digest('hex').slice(0, 16)}.lock`;
 }
 
@@ -117,7 +127,10 @@ function prepareLockDir(dir: string, uid: number): string | null {
 /** The lock file for `procRoot`, its folder created (root: /run/xrunhunt, else a per-user tmp folder). */
 export function settingsLockFile(procRoot: string, options: SettingsLockOptions = {}): string {
   const uid = options.uid ?? runningUid();
-  const name = settingsLockName(realOrResolved(procRoot));
+  const real = realOrResolved(procRoot);
+  const sysIsKernel =
+    options.sysRoot !== undefined && isKernelRootFs(fsTypeOf(realOrResolved(options.sysRoot)));
+  const name = settingsLockName(real, sysIsKernel ? SYSFS_TYPE : fsTypeOf(real));
   const perUser = join(options.tmp ?? tmpdir(), `xrunhunt-${uid}`);
   const dirs = options.lockDir
     ? [options.lockDir]

@@ -14,6 +14,7 @@ import type { SettingFileIo } from './setting-file.js';
 import { realSettingFileIo } from './setting-file.js';
 import { parseXrunDebugValue } from './asound-formats.js';
 import { XrunhuntError } from '../errors.js';
+import { assertRestorableChange } from './journal-trust.js';
 
 /** Journal entry kind for xrun_debug values. */
 export const XRUN_DEBUG_KIND = 'xrun_debug';
@@ -106,6 +107,14 @@ export class XrunDebugControl {
       }
       try {
         const before = normalizeXrunDebug(this.io.read(s.xrunDebugPath));
+        // Before the first write: the path must be one restore trusts, reached with no planted
+        // link, and its original one restore would write back (issue 30).
+        this.io.check?.(s.xrunDebugPath);
+        const root = procRootOfXrunDebugPath(s.xrunDebugPath);
+        assertRestorableChange(
+          { path: s.xrunDebugPath, original: before, kind: XRUN_DEBUG_KIND },
+          { procRoot: root, sysRoot: root },
+        );
         if (!this.journal.has(s.xrunDebugPath)) recordedHere.push(s.xrunDebugPath);
         this.journal.set(s.xrunDebugPath, String(mask), {
           kind: XRUN_DEBUG_KIND,

@@ -13,6 +13,7 @@ import {
   settingFileError,
   judgeSchedTarget,
   type SettingFileIo,
+  type SettingRoots,
 } from '../proc/index.js';
 import {
   SCHED_JOURNAL_KIND,
@@ -30,6 +31,8 @@ export interface KnobProbeOptions {
   journalDir: string;
   toolVersion: string;
   io: SettingFileIo;
+  /** The trees the knobs live in: each original is checked with restore's rule before a write. */
+  roots?: SettingRoots;
   /** Opens a held request; returns its closer (default: open, write the bytes, keep the fd). */
   hold?: (request: HeldRequest) => () => void;
   /** Sets a thread's scheduling (default: sched_setscheduler). */
@@ -70,7 +73,7 @@ export function createKnobProbe(o: KnobProbeOptions): RunProbe {
         journal = SettingsJournal.open(
           sessionPartJournalFile(o.journalDir, process.pid, 'try'),
           currentOwner('try', true, o.toolVersion),
-          { io: o.io },
+          { io: o.io, ...(o.roots ? { roots: o.roots } : {}) },
         );
       for (const c of o.changes) {
         for (const w of c.writes) {

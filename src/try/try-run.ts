@@ -58,6 +58,7 @@ export async function runTry(
                 journalDir: o.session.journalDir,
                 toolVersion: o.session.toolVersion,
                 io: o.io,
+                roots: { procRoot: o.session.roots.procRoot, sysRoot: o.session.roots.sysRoot },
                 ...(o.hold ? { hold: o.hold } : {}),
               }),
             ]

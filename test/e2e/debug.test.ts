@@ -6,12 +6,14 @@ import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   chownSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   readdirSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -638,4 +640,51 @@ test('debug restore while another run holds the settings lock is refused and cha
   first.child.kill('SIGTERM');
   assert.equal((await first.exited).code, 0, first.stderr());
   assert.deepEqual(all(), ORIGINALS);
+});
+
+// Issue 30 item 1: what is written must pass the trust restore applies, before the first write.
+for (const variant of ['symlinked xrun_debug file', 'symlinked card0 folder'] as const) {
+  test(`issue 30: "debug on" refuses a ${variant} and writes nothing outside the tree`, async (t) => {
+    const { env, fake, state, mask0p } = setup(t, 1);
+    const victim = join(fake.base, 'victim');
+    writeFileSync(victim, '7\n'); // a number: it reads as a mask
+    if (variant === 'symlinked xrun_debug file') {
+      const file = fake.proc('asound/card1/pcm0p/xrun_debug');
+      rmSync(file);
+      symlinkSync(victim, file);
+    } else {
+      const outside = join(fake.base, 'outside-card');
+      cpSync(fake.proc('asound/card1'), outside, { recursive: true });
+      writeFileSync(join(outside, 'pcm0p', 'xrun_debug'), '1\n');
+      rmSync(fake.proc('asound/card1'), { recursive: true });
+      symlinkSync(outside, fake.proc('asound/card1'));
+    }
+    const r = await runCli(['debug', 'on', '--proc-root', fake.procRoot], { env });
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /symbolic link/);
+    noStack(r.stderr);
+    assert.equal(readFileSync(victim, 'utf8'), '7\n', 'the victim keeps its bytes');
+    if (variant === 'symlinked card0 folder')
+      assert.equal(readFileSync(join(fake.base, 'outside-card/pcm0p/xrun_debug'), 'utf8'), '1\n');
+    assert.equal(mask0p(), '1', 'all or nothing: card0 is back to its original');
+    // Nothing was stranded: a restore has nothing it refuses.
+    const back = await runCli(['debug', 'restore', '--proc-root', fake.procRoot], { env });
+    assert.equal(back.code, 0, back.stderr);
+    assert.ok(
+      !existsSync(join(state, 'xrunhunt', 'manual.json')) ||
+        JSON.parse(readFileSync(join(state, 'xrunhunt', 'manual.json'), 'utf8')).entries.length ===
+          0,
+    );
+  });
+}
+
+test('issue 30: "debug on" never writes a value it could not restore (an original out of range)', async (t) => {
+  const { env, fake, root } = setup(t, 0);
+  fake.writeProc('asound/card0/pcm0p/xrun_debug', '99999999999\n');
+  const r = await runCli(['debug', 'on', '--pcm', 'pcmC0D0p', ...root], { env });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(r.stderr, /99999999999/);
+  assert.match(r.stderr, /not an xrun_debug mask|could not be restored|not restorable/);
+  noStack(r.stderr);
+  assert.equal(fake.readProc('asound/card0/pcm0p/xrun_debug'), '99999999999\n');
 });
