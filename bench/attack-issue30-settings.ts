@@ -3,6 +3,7 @@
 // one line per failure. Not a test: a verification run. Everything happens in temporary
 // folders; mounts (a second procfs, bind mounts: root only) are undone in a finally.
 // Usage: npm run build && node --import tsx bench/attack-issue30-settings.ts [--list]
+import { runProgram } from '../test/helpers/cli.js';
 import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
@@ -38,28 +39,8 @@ interface Run {
 }
 
 /** Runs the built CLI to completion (killed after timeoutMs: a hang is a result too). */
-function cli(argv: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<Run> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...argv], {
-      env: { ...process.env, CI: 'true', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const out: Buffer[] = [];
-    const err: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
-    child.stderr.on('data', (d: Buffer) => err.push(d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({
-        code,
-        signal,
-        stdout: Buffer.concat(out).toString(),
-        stderr: Buffer.concat(err).toString(),
-      });
-    });
-  });
-}
+const cli = (argv: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): Promise<Run> =>
+  runProgram(process.execPath, [BIN, ...argv], { env: { CI: 'true', ...env }, timeoutMs });
 
 const short = (s: string): string => s.replace(/\s+/g, ' ').trim().slice(0, 200);
 const stackTrace = (s: string): boolean => /^\s+at .*(\.js|\.ts):\d+/m.test(s);

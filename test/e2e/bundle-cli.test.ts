@@ -5,38 +5,19 @@
 // playback worker thread (play on libasound's null PCM) and the load child processes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot } from '../helpers/cli.js';
+import { repoRoot, runProgram } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/cli.js';
 import { commandNames } from '../../src/cli/command-catalog.js';
 
 const BUNDLE = join(repoRoot, 'dist', 'bundle-cli', 'xrunhunt.js');
 const BIN = join(repoRoot, 'bin', 'xrunhunt.js');
 const skip = existsSync(BUNDLE) ? false : 'dist/bundle-cli is not built: run `npm run build`';
 
-function run(
-  entry: string,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [entry, ...args], {
-      cwd: repoRoot,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const run = (entry: string, args: string[]): Promise<CliResult> =>
+  runProgram(process.execPath, [entry, ...args]);
 
 test(
   "bundled CLI: --version and every command's --help print what dist/ prints",

@@ -33,8 +33,20 @@ export function cliCommand(): string[] {
 /** Runs `xrunhunt ...args` to completion. */
 export function runCli(args: string[], options: RunCliOptions = {}): Promise<CliResult> {
   const [cmd, ...pre] = cliCommand();
+  return runProgram(cmd!, [...pre, ...args], options);
+}
+
+/**
+ * Runs any program to completion with the CLI's conventions (repo as cwd, output collected,
+ * killed after timeoutMs): for tests and benches that start a particular entry (the bundle, bin/).
+ */
+export function runProgram(
+  cmd: string,
+  argv: string[],
+  options: RunCliOptions = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd!, [...pre, ...args], {
+    const child = spawn(cmd, argv, {
       cwd: options.cwd ?? repoRoot,
       env: { ...process.env, ...options.env },
       stdio: ['pipe', 'pipe', 'pipe'],
