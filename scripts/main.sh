@@ -18,7 +18,8 @@ fi
 
 echo "xrunhunt: no sound card on this machine; running the session in the lab VM" >&2
 # Debian's own kernel (downloaded, not compiled) with an emulated Intel HDA card: the kprobe
-# backend sees every XRUN stack without xrun_debug. `lab build` makes the xrun_debug kernel.
+# backend sees every XRUN stack without xrun_debug. `lab build` makes the xrun_debug one
+# (Debian's kernel with its sound modules rebuilt, ~3 min).
 LAB=(--kernel debian --card hda)
 node bin/xrunhunt.js lab build --kernel debian
 # Session options go after `--` (lab session takes the lab's own options before it).

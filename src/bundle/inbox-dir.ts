@@ -6,6 +6,7 @@
 import { accessSync, constants, mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { XrunhuntError, errnoCode } from '../errors.js';
+import { processIsAlive } from '../process-alive.js';
 import { describeInputKind, inspectInputPath } from '../io/input-path.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 
@@ -38,16 +39,6 @@ export function leftoverTempFiles(
       return pid === ownPid || !isAlive(pid) || nowMs - f.mtimeMs > STALE_TEMP_MS;
     })
     .map((f) => f.name);
-}
-
-/** Whether a process with this pid exists (EPERM means it does, owned by someone else). */
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errnoCode(err) === 'EPERM';
-  }
 }
 
 /** Creates the inbox if missing and checks it is a folder this process can write into. */

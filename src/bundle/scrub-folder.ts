@@ -13,6 +13,7 @@ import { quoteUntrusted } from '../text/untrusted-text.js';
 import { readBundle } from './read.js';
 import { inspectText, rewriteLinesAtomic } from './rewrite-lines.js';
 import type { Scrubber } from './scrub.js';
+import { processIsAlive } from '../process-alive.js';
 import { isBundleJson } from './validate.js';
 import { writeBundle, writeFileAtomic } from './write.js';
 
@@ -37,15 +38,7 @@ export function bundleFileKind(name: string): BundleFileKind {
 // data — it would be attached with the folder — and is removed.
 const ATOMIC_TEMP_RE = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
 
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return errnoCode(err) !== 'ESRCH'; // EPERM: alive, someone else's
-  }
-}
+const processAlive = (pid: number): boolean => pid === process.pid || processIsAlive(pid);
 
 // A whole-file JSON document (not NDJSON, not a bundle) is read into memory: bounded.
 const MAX_JSON_BYTES = 64 * 1024 * 1024;

@@ -29,9 +29,12 @@ import { checkCardDrivers } from './sound-cards-check.js';
 import { isDebianKernelName } from './debian-kernel.js';
 import { ensureDebianKernel } from './debian-fetch.js';
 import { loadSoundModules } from './debian-modules.js';
+import { ensureSoundDebugKernel } from './sound-debug-build.js';
+import { SOUND_DEBUG_KERNEL, soundDebugModulesScript } from './sound-debug-recipe.js';
 
 export interface LabRunRequest {
-  profile: string;
+  /** A self-built profile (`--profile`); with neither it nor kernelPath, DEFAULT_LAB_KERNEL. */
+  profile?: string;
   kernelPath?: string;
   command: GuestCommand;
   accel: AccelRequest;
@@ -75,16 +78,42 @@ export function innerXrunhuntArgv(args: string[]): string[] {
   return [process.execPath, join(repoRoot, 'bin', 'xrunhunt.js'), ...args];
 }
 
-// Finds the kernel to boot: Debian's (--kernel debian|debian-rt, fetched on first use), the
-// user's --kernel PATH, else the cached build of the profile.
+/**
+ * What the lab boots when neither --kernel nor --profile is given: Debian's kernel with its sound
+ * modules rebuilt with xrun_debug (about 3 min to build from empty caches, against 15+ for the
+ * self-built debug profile, which `--profile debug` still boots).
+ */
+export const DEFAULT_LAB_KERNEL = SOUND_DEBUG_KERNEL;
+
+// Finds the kernel to boot: Debian's (--kernel debian|debian-rt|debian-debug, made on first
+// use), the user's --kernel PATH, the cached build of --profile, else DEFAULT_LAB_KERNEL.
 export async function resolveGuestKernel(
-  profile: string,
-  kernelPath: string | undefined,
+  profileOrDefault: string | undefined,
+  kernelPathGiven: string | undefined,
   env: NodeJS.ProcessEnv,
   note: (line: string) => void,
   opts: { injector?: boolean; signal?: AbortSignal; cards?: readonly SoundCardName[] } = {},
 ): Promise<GuestKernel> {
   const cacheRoot = labCacheRoot(env, homedir());
+  const kernelPath =
+    kernelPathGiven ?? (profileOrDefault === undefined ? DEFAULT_LAB_KERNEL : undefined);
+  const profile = profileOrDefault ?? 'debug';
+  if (kernelPath === SOUND_DEBUG_KERNEL) {
+    const m = await ensureSoundDebugKernel({
+      cacheRoot,
+      env,
+      signal: opts.signal ?? new AbortController().signal,
+      progress: note,
+    });
+    return {
+      bzImage: m.bzImage,
+      testLockupModule: m.testLockupModule,
+      kernelRelease: m.kernelRelease,
+      initrd: m.initrd,
+      kernelArgs: [`xrunhunt.modroot=${m.modulesRoot}`],
+      modulesScript: soundDebugModulesScript(opts.cards ?? [DEFAULT_SOUND_CARD]),
+    };
+  }
   if (kernelPath !== undefined && isDebianKernelName(kernelPath)) {
     const m = await ensureDebianKernel(kernelPath, {
       cacheRoot,
@@ -130,7 +159,7 @@ export async function resolveGuestKernel(
       'not-found',
       `no lab kernel is built for profile "${profile}" (looked in ${r.layout.dir})`,
       {
-        hint: `build it first (7–12 min on 2 cores): xrunhunt lab build --profile ${profile}`,
+        hint: `build it first (a whole kernel: 15+ min on 2 cores): xrunhunt lab build --profile ${profile}, or leave out --profile for the default kernel (debian-debug, ~3 min)`,
       },
     );
   }

@@ -112,7 +112,7 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
       'unsupported',
       '--inject needs test_lockup.ko, and this lab kernel has none',
       {
-        hint: 'use the debug profile (xrunhunt lab build --profile debug), which builds CONFIG_TEST_LOCKUP=m',
+        hint: 'use the default lab kernel (xrunhunt lab build; debian-debug builds test_lockup.ko) or the debug profile (--profile debug, CONFIG_TEST_LOCKUP=m)',
       },
     );
   }

@@ -8,21 +8,36 @@ import { execFileSync } from 'node:child_process';
 import { readBuildMeta, resolveLabBuild } from '../../src/lab/build-kernel.js';
 import type { LabBuildMeta } from '../../src/lab/build-kernel.js';
 import { labCacheRoot } from '../../src/lab/lab-paths.js';
+import { listSoundDebugBuilds } from '../../src/lab/sound-debug-build.js';
+import { SOUND_DEBUG_KERNEL } from '../../src/lab/sound-debug-recipe.js';
 import { innerXrunhuntArgv } from '../../src/lab/lab-runner.js';
 import { shellQuote } from '../../src/lab/guest-script.js';
 import { runCli } from './cli.js';
 import type { CliResult } from './cli.js';
 
-export type LabAvailability = { ok: true; meta: LabBuildMeta } | { ok: false; reason: string };
+export type LabAvailability = { ok: true; meta?: LabBuildMeta } | { ok: false; reason: string };
 
-/** The built kernel of a profile (default `debug`) and QEMU, or why the lab cannot run here. */
-export function labAvailable(profile = 'debug'): LabAvailability {
+/**
+ * QEMU and the lab's kernel — the default (debian-debug) when no profile is named, else the
+ * built kernel of that self-built profile — or why the lab cannot run here.
+ */
+export function labAvailable(profile?: string): LabAvailability {
   try {
     execFileSync('qemu-system-x86_64', ['--version'], { stdio: 'ignore' });
   } catch {
     return { ok: false, reason: 'qemu-system-x86_64 is not installed' };
   }
-  const r = resolveLabBuild(profile, labCacheRoot(process.env, homedir()), process.env);
+  const cacheRoot = labCacheRoot(process.env, homedir());
+  if (profile === undefined) {
+    // Any build of the default kernel: `lab run` itself rebuilds one that is out of date.
+    return listSoundDebugBuilds(cacheRoot).length > 0
+      ? { ok: true }
+      : {
+          ok: false,
+          reason: `no ${SOUND_DEBUG_KERNEL} lab kernel built (run: xrunhunt lab build)`,
+        };
+  }
+  const r = resolveLabBuild(profile, cacheRoot, process.env);
   const meta = readBuildMeta(r.layout.meta);
   if (!meta || !existsSync(meta.bzImage)) {
     return {
@@ -37,7 +52,7 @@ export function labAvailable(profile = 'debug'): LabAvailability {
  * The `skip` option for node:test: a reason outside CI when the lab is unavailable, else false
  * (in CI the test runs and fails loudly if the kernel is missing).
  */
-export function labSkip(profile = 'debug'): string | false {
+export function labSkip(profile?: string): string | false {
   if (process.env['CI'] === 'true') return false;
   const a = labAvailable(profile);
   return a.ok ? false : `lab unavailable: ${a.reason}`;

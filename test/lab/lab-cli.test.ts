@@ -8,10 +8,12 @@ import { runCli } from '../helpers/cli.js';
 
 const emptyCache = () => mkdtempSync(join(tmpdir(), 'xrunhunt-lab-cache-'));
 
-test('lab run without a built kernel names the profile and says how to build it', async () => {
+test('lab run --profile without a built kernel names the profile and says how to build it', async () => {
   const cache = emptyCache();
   try {
-    const r = await runCli(['lab', 'run', '--', 'doctor'], { env: { XRUNHUNT_LAB_CACHE: cache } });
+    const r = await runCli(['lab', 'run', '--profile', 'debug', '--', 'doctor'], {
+      env: { XRUNHUNT_LAB_CACHE: cache },
+    });
     assert.equal(r.code, 1);
     assert.match(r.stderr, /no lab kernel is built for profile "debug"/);
     assert.match(r.stderr, /xrunhunt lab build --profile debug/);

@@ -12,7 +12,7 @@ import { parseDuration, parseInteger, parseSize } from '../../units.js';
 import { buildLabKernel, readBuildMeta, resolveLabBuild } from '../../lab/build-kernel.js';
 import { labCacheRoot } from '../../lab/lab-paths.js';
 import { parseInjectSpec } from '../../lab/inject-spec.js';
-import { innerXrunhuntArgv, runLab } from '../../lab/lab-runner.js';
+import { DEFAULT_LAB_KERNEL, innerXrunhuntArgv, runLab } from '../../lab/lab-runner.js';
 import type { PreemptModel } from '../../lab/qemu-command.js';
 import type { AccelRequest } from '../../lab/kvm-probe.js';
 import { cachedKvmProbe, kvmDeviceStatus } from '../../lab/kvm-probe.js';
@@ -24,21 +24,23 @@ import { parsePipewireMode } from '../../lab/guest-pipewire.js';
 import { parsePipewireBuildChoice } from '../../lab/pipewire-build.js';
 import { isDebianKernelName } from '../../lab/debian-kernel.js';
 import { ensureDebianKernel, listDebianKernels } from '../../lab/debian-fetch.js';
+import { ensureSoundDebugKernel, listSoundDebugBuilds } from '../../lab/sound-debug-build.js';
+import { SOUND_DEBUG_KERNEL } from '../../lab/sound-debug-recipe.js';
 
 const profileOption = {
   type: 'string',
   valueName: 'NAME',
-  default: 'debug',
-  description: 'kernel profile: the fragment lab/kernel/NAME.config',
+  description:
+    'self-built kernel profile: the fragment lab/kernel/NAME.config (debug: the full xrun_debug kernel, 15+ min to compile); without it and --kernel, the lab uses debian-debug',
 } as const;
 
 const RUN_OPTIONS = {
   profile: profileOption,
   kernel: {
     type: 'string',
-    valueName: 'PATH|debian|debian-rt',
+    valueName: 'PATH|debian|debian-rt|debian-debug',
     description:
-      "boot this bzImage instead of the cached build (its config is checked), or Debian's own kernel (debian, debian-rt: fetched on first use, kprobe capture)",
+      "boot this bzImage instead of the cached build (its config is checked), Debian's own kernel (debian, debian-rt: fetched on first use, kprobe capture), or Debian's kernel with its sound modules rebuilt with xrun_debug (debian-debug: built on first use, ~3 min)",
   },
   preempt: {
     type: 'string',
@@ -154,7 +156,7 @@ async function bootWith(
     );
   }
   const result = await runLab({
-    profile: v.profile,
+    ...(v.profile !== undefined ? { profile: v.profile } : {}),
     ...(v.kernel !== undefined ? { kernelPath: v.kernel } : {}),
     command,
     accel: v.accel as AccelRequest,
@@ -201,28 +203,32 @@ const build = defineCommand({
   name: 'lab build',
   summary:
     'build (or reuse) the lab kernel: sound debug options, snd-dummy + HDA/USB/AC97 drivers, 9p root, test_lockup',
-  usage: 'lab build [--profile NAME] [--kernel PATH] [--force] [--json]',
-  description: `Builds Linux from Debian's linux-source-6.1 with the profile's config fragment merged over
-defconfig + kvm_guest.config, checks that every requested option survived, and caches the
-bzImage, modules and config in ~/.cache/xrunhunt/lab/<profile>-<hash>/ (hash of the fragment and
-the source version). Missing Debian packages are installed when run as root. Takes 7–12 minutes
-on 2 cores the first time; later calls reuse the cache. With --kernel PATH nothing is built: the
-given bzImage's config is checked against the profile and missing options are named. With
---kernel debian or debian-rt nothing is compiled: Debian's own kernel package is downloaded and
-unpacked into the cache (once per package version), its initramfs is made and the --inject
-module is built against its headers (installed with apt when root).`,
+  usage:
+    'lab build [--kernel debian-debug|debian|debian-rt|PATH] [--profile NAME] [--force] [--json]',
+  description: `Without options, makes the lab's default kernel (debian-debug): Debian's own kernel
+package, downloaded and unpacked into ~/.cache/xrunhunt/lab/ once per version, with only its sound
+modules rebuilt from the same version's linux-source against a copy of its headers with
+CONFIG_SND_DEBUG and CONFIG_SND_PCM_XRUN_DEBUG on (xrun_debug on every card), plus test_lockup.ko
+for --inject: about 3 minutes on 2 cores, no kernel compile. Missing Debian packages are
+installed when run as root. With --kernel debian or debian-rt: Debian's kernel as it is (kprobe
+capture), its initramfs and the --inject module built against its headers. With --profile NAME:
+Linux compiled from linux-source-6.1 with lab/kernel/NAME.config merged over defconfig +
+kvm_guest.config, every requested option checked, cached in <profile>-<hash>/ (15+ minutes on 2
+cores the first time). With --kernel PATH nothing is built: the bzImage's config is checked
+against the profile (default debug) and missing options are named. Later calls reuse the cache.`,
   examples: [
     'xrunhunt lab build',
     'xrunhunt lab build --kernel ~/linux/arch/x86/boot/bzImage',
     'xrunhunt lab build --kernel debian',
+    'xrunhunt lab build --profile debug',
   ],
   options: {
     profile: profileOption,
     kernel: {
       type: 'string',
-      valueName: 'PATH|debian|debian-rt',
+      valueName: 'PATH|debian|debian-rt|debian-debug',
       description:
-        "check a user's bzImage instead of building, or fetch Debian's own kernel (debian, debian-rt) with its initramfs and injector",
+        "check a user's bzImage instead of building, fetch Debian's own kernel (debian, debian-rt) with its initramfs and injector, or Debian's kernel with xrun_debug sound modules (debian-debug)",
     },
     force: { type: 'boolean', description: 'rebuild from scratch even when a cached build exists' },
     json: { type: 'boolean', description: 'print the build record as JSON' },
@@ -230,6 +236,26 @@ module is built against its headers (installed with apt when root).`,
   async run(ctx) {
     const { io, values } = ctx;
     const cacheRoot = labCacheRoot(io.env, homedir());
+    const kernel = values.kernel ?? (values.profile === undefined ? DEFAULT_LAB_KERNEL : undefined);
+    const profile = values.profile ?? 'debug';
+    if (kernel === SOUND_DEBUG_KERNEL) {
+      const m = await ensureSoundDebugKernel({
+        cacheRoot,
+        env: io.env,
+        signal: ctx.signal,
+        progress: (line) => io.stderr.write(`${line}\n`),
+        force: values.force,
+      });
+      if (values.json) writeJson(io.stdout, m);
+      else {
+        io.stdout.write(
+          `ready: Debian kernel ${m.kernelRelease} (${m.imagePackage} ${m.imageVersion}) with xrun_debug sound modules\n` +
+            `  image:       ${m.bzImage}\n  modules:     ${m.modulesRoot} (${m.soundModules} sound modules rebuilt)\n` +
+            `  test_lockup: ${m.testLockupModule}\n`,
+        );
+      }
+      return 0;
+    }
     if (values.kernel !== undefined && isDebianKernelName(values.kernel)) {
       const m = await ensureDebianKernel(values.kernel, {
         cacheRoot,
@@ -249,7 +275,7 @@ module is built against its headers (installed with apt when root).`,
       return 0;
     }
     if (values.kernel !== undefined) {
-      const r = resolveLabBuild(values.profile, cacheRoot, io.env);
+      const r = resolveLabBuild(profile, cacheRoot, io.env);
       const check = await checkUserKernel(
         values.kernel,
         r.fragmentText,
@@ -262,11 +288,11 @@ module is built against its headers (installed with apt when root).`,
         );
       } else if (check.mismatches.length === 0) {
         io.stdout.write(
-          `${check.bzImage}: config (${check.configSource}) has every option of the ${values.profile} profile\n`,
+          `${check.bzImage}: config (${check.configSource}) has every option of the ${profile} profile\n`,
         );
       } else {
         io.stdout.write(
-          `${check.bzImage}: config (${check.configSource}) lacks ${check.mismatches.length} option(s) of the ${values.profile} profile:\n` +
+          `${check.bzImage}: config (${check.configSource}) lacks ${check.mismatches.length} option(s) of the ${profile} profile:\n` +
             check.mismatches.map((m) => `  ${describeMismatch(m)}\n`).join(''),
         );
       }
@@ -274,7 +300,7 @@ module is built against its headers (installed with apt when root).`,
     }
     let transient = false;
     const result = await buildLabKernel({
-      profile: values.profile,
+      profile,
       cacheRoot,
       env: io.env,
       force: values.force,
@@ -429,6 +455,7 @@ const status = defineCommand({
         cacheRoot,
         builds: current,
         debianKernels: listDebianKernels(cacheRoot),
+        soundDebugBuilds: listSoundDebugBuilds(cacheRoot),
         kvmDevice: kvm,
         kvmProbe: probe ?? null,
         accel,
@@ -444,7 +471,14 @@ const status = defineCommand({
         `debian: --kernel ${d.name}: ${d.imagePackage} ${d.version}${d.injectorModule ? ', xrunhunt_inject.ko' : ''}\n        ${d.bzImage}\n`,
       );
     }
-    if (current.length === 0) io.stdout.write('builds: none (run: xrunhunt lab build)\n');
+    const soundDebug = listSoundDebugBuilds(cacheRoot);
+    for (const d of soundDebug) {
+      io.stdout.write(
+        `debian-debug: --kernel ${SOUND_DEBUG_KERNEL} (the default): ${d.imagePackage} ${d.imageVersion} with ${d.soundModules} xrun_debug sound modules and test_lockup.ko, built ${d.builtAt} in ${d.buildSeconds} s\n        ${d.modulesRoot}\n`,
+      );
+    }
+    if (current.length === 0 && soundDebug.length === 0)
+      io.stdout.write('builds: none (run: xrunhunt lab build)\n');
     for (const m of current) {
       io.stdout.write(
         `build:  ${m.profile} ${m.kernelRelease} ${m.upToDate ? 'current' : 'stale (fragment or source changed)'}, built ${m.builtAt} in ${m.buildSeconds} s${m.testLockupModule ? ', test_lockup.ko' : ''}\n        ${m.bzImage}\n`,
