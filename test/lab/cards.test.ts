@@ -1,5 +1,5 @@
-// Emulated sound hardware in the lab (`lab … --card hda|usb|ac97`) on the debug kernel, where
-// the drivers are built in: the real snd-hda-intel, snd-usb-audio and snd-intel8x0 drivers
+// Emulated sound hardware in the lab (`lab … --card hda|usb|ac97`) on the default kernel
+// (debian-debug: the drivers are our xrun_debug modules, loaded at boot): the real snd-hda-intel, snd-usb-audio and snd-intel8x0 drivers
 // behind QEMU's ich9-intel-hda, usb-audio and AC97. Serial (each test boots a guest, TCG).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -100,7 +100,7 @@ test(
     assert.ok(start >= 0, `a JSON report on stdout; stderr:\n${r.stderr.slice(-3000)}`);
     const report = JSON.parse(r.stdout.slice(start)) as SessionReport;
     assert.equal(r.code, 2, 'xruns were found');
-    // snd-dummy and snd-aloop are cards 0 and 1 (built in, probed first): the HDA PCM is later.
+    // snd-dummy and snd-aloop are cards 0 and 1 (loaded first): the HDA PCM is later.
     assert.match(report.kernelCapture.pcm ?? '', /^pcmC([2-9]|\d\d)D0p$/);
     const top = report.offenders[0];
     assert.ok(top, `an offender; conclusion: ${report.conclusion.join(' ')}`);
