@@ -1,4 +1,4 @@
-// Re-runs the settings classes of issue 30 (items 1-3) against the built CLI (bin/xrunhunt.js)
+// Re-runs the settings classes of issue 30 (items 1-5) against the built CLI (bin/xrunhunt.js)
 // and prints, per class, how many variants were tried and how many the code did not withstand,
 // one line per failure. Not a test: a verification run. Everything happens in temporary
 // folders; mounts (a second procfs, bind mounts: root only) are undone in a finally.
@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFakeSystem, dummyCard, type FakeSystem } from '../test/helpers/fake-proc.js';
 import { readJournalFile, type JournalFs } from '../src/proc/journal.js';
+import { createTryKnobTree } from '../test/helpers/try-knob-tree.js';
 import * as nodeFs from 'node:fs';
 
 const repo = fileURLToPath(new URL('../', import.meta.url));
@@ -400,12 +401,104 @@ setTimeout(() => {}, 20000);`;
   }
 }
 
+// ------------------------------------------------------------ 4+5: try values and names
+
+/** Every file of a tree, path → text (what a refused `try` must leave as it was). */
+function snapshot(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const e of nodeFs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const p = join(e.parentPath, e.name);
+    if (e.isFile()) files.set(p, readFileSync(p, 'utf8'));
+  }
+  return files;
+}
+
+async function attackTryValues(): Promise<void> {
+  const t = tally('30.4+5 try values parsed exactly, quoted inert, refused before round A');
+  const tree = createTryKnobTree();
+  const state = mkdtempSync(join(work, 'state-'));
+  const before = snapshot(tree.base);
+  const specs = [
+    'vm.dirty_bytes=99999999999999999999999G',
+    'vm.dirty_bytes=1e9',
+    'vm.dirty_bytes=64 M',
+    'vm.dirty_bytes=0.3K',
+    'vm.dirty_bytes=4096',
+    'vm.dirty_background_bytes=18446744073709551616',
+    'vm.swappiness= 10',
+    'vm.swappiness=10\n',
+    'vm.swappiness=201',
+    'vm.swappiness=0x10',
+    'vm.swappiness=99999999999999999999',
+    'cpu.max_latency_us=-1',
+    'cpu.max_latency_us=2147483648',
+    'player.priority=+5',
+    'player.priority=1.0',
+    'load.cpu=0-99999999999',
+    'load.cpu= 0',
+    'irq.affinity=0-9',
+    'thp=\u001b]0;pwned\u0007',
+    'thp=always\u001b[2J',
+    'scheduler.\u001b[2J=none',
+    'scheduler.sda=\u009b31m',
+    'cpufreq.governor=\r\u001b[1Axrunhunt: ok',
+    'preempt=\u001b[2J',
+    '\u001b]0;x\u0007=1',
+    'vm.swappiness=1\u202e0',
+  ];
+  try {
+    for (const spec of specs) {
+      const started = Date.now();
+      const r = await cli(
+        [
+          'try',
+          spec,
+          '--proc-root',
+          tree.procRoot,
+          '--sys-root',
+          tree.sysRoot,
+          '--dev-root',
+          tree.devRoot,
+        ],
+        { XDG_STATE_HOME: state },
+        10_000,
+      );
+      const ms = Date.now() - started;
+      const changed = [...snapshot(tree.base)].filter(([p, v]) => before.get(p) !== v);
+      record(
+        t,
+        JSON.stringify(spec),
+        r.signal
+          ? `hung (${r.signal})`
+          : r.code !== 1
+            ? `exit ${r.code}: ${short(r.stderr + r.stdout)}`
+            : stackTrace(r.stderr)
+              ? `stack trace: ${short(r.stderr)}`
+              : // eslint-disable-next-line no-control-regex
+                /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/.test(r.stderr + r.stdout)
+                ? `control characters reached the terminal: ${JSON.stringify(r.stderr)}`
+                : !/error: invalid|error: unknown knob|needs a reboot/.test(r.stderr)
+                  ? `no clear refusal: ${short(r.stderr)}`
+                  : changed.length > 0
+                    ? `wrote ${changed.map(([p]) => p).join(', ')}`
+                    : ms > 5000
+                      ? `took ${ms} ms to refuse`
+                      : null,
+      );
+    }
+  } finally {
+    tree.cleanup();
+    rmSync(state, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   if (!existsSync(BIN)) throw new Error('run "npm run build" first');
   try {
     await attackWrites();
     await attackLookups();
     await attackLock();
+    await attackTryValues();
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -61,3 +61,25 @@ test('a negative count where only positive ones make sense says so', () => {
     /invalid --x -9: expected a value from -5 to 5/,
   );
 });
+
+// Issue 30 item 4: numbers that reach a kernel file are exactly what the user typed.
+test('sizes and integers parse exactly: no spaces, no exponents, no overflow, whole bytes', () => {
+  assert.equal(parseSize('1.5G'), 1.5 * 1024 ** 3);
+  assert.equal(parseSize('0.5K'), 512);
+  for (const [bad, re] of [
+    [' 64M', /no spaces/],
+    ['64 M', /no spaces/],
+    ['1e9', /no spaces/],
+    ['0.3K', /not a whole number of bytes/],
+    ['99999999999999999999999G', /too large/],
+    ['9P', /no spaces/],
+  ] as const)
+    assert.throws(() => parseSize(bad, 'size'), re, bad);
+  for (const bad of [' 10', '10 ', '1e1', '+5', '0x10', '１０'])
+    assert.throws(() => parseInteger(bad, '--n', 0, 200), /digits only, no spaces/, bad);
+  assert.throws(() => parseInteger('99999999999999999999', '--n'), /expected a value from/);
+  assert.throws(
+    () => parseInteger('\u001b[2J', '--n'),
+    (e: unknown) => e instanceof UsageError && !e.message.includes('\u001b'),
+  );
+});

@@ -1,6 +1,7 @@
 // Durations and sizes as users write them on the command line: `500ms`, `10s`, `2m`, `1h`;
 // `64K`, `64M`, `2G` (binary multiples). Parsers throw UsageError naming the bad text.
 import { UsageError } from './errors.js';
+import { quoteUntrusted } from './text/untrusted-text.js';
 
 const DURATION_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 const SIZE_BYTES: Record<string, number> = {
@@ -22,7 +23,7 @@ const SIZE_BYTES: Record<string, number> = {
 function refuseNegative(text: string, what: string, kind: string, examples: string): void {
   if (/^\s*-\s*\.?\d/.test(text)) {
     throw new UsageError(
-      `invalid ${what} "${text}": a ${kind} cannot be negative; expected e.g. ${examples}`,
+      `invalid ${what} "${quoteUntrusted(text, 60)}": a ${kind} cannot be negative; expected e.g. ${examples}`,
     );
   }
 }
@@ -33,35 +34,56 @@ export function parseDuration(text: string, what = 'duration'): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/i.exec(text);
   if (!m) {
     throw new UsageError(
-      `invalid ${what} "${text}": expected a number with a unit, e.g. 500ms, 10s, 2m, 1h`,
+      `invalid ${what} "${quoteUntrusted(text, 60)}": expected a number with a unit, e.g. 500ms, 10s, 2m, 1h`,
     );
   }
   const unit = (m[2] ?? 's').toLowerCase();
   return Math.round(Number(m[1]) * DURATION_MS[unit]!);
 }
 
-/** Parses `64M`, `2G`, `512K`, `4096` (bytes) into bytes, binary multiples. */
+/**
+ * Parses `64M`, `2G`, `1.5G`, `4096` (bytes) into an exact whole number of bytes, binary
+ * multiples; no spaces, nothing that is not a whole byte count or does not fit a safe integer
+ * (8 PiB), so the number a kernel file is given is the one the user typed, never `1.07e+32`.
+ */
 export function parseSize(text: string, what = 'size'): number {
   refuseNegative(text, what, 'size', '512K, 64M, 2G');
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([a-z]*)\s*$/i.exec(text);
-  const mult = m ? SIZE_BYTES[m[2]!.toLowerCase()] : undefined;
+  const m = /^(\d+)(?:\.(\d+))?([a-z]*)$/i.exec(text);
+  const mult = m ? SIZE_BYTES[m[3]!.toLowerCase()] : undefined;
   if (!m || mult === undefined) {
     throw new UsageError(
-      `invalid ${what} "${text}": expected a number with a unit, e.g. 512K, 64M, 2G`,
+      `invalid ${what} "${quoteUntrusted(text, 60)}": expected a number with a unit and no spaces, e.g. 512K, 64M, 2G`,
     );
   }
-  return Math.round(Number(m[1]) * mult);
+  const fraction = m[2] ?? '';
+  const scale = 10n ** BigInt(fraction.length);
+  const scaled = BigInt(m[1]! + fraction) * BigInt(mult);
+  if (scaled % scale !== 0n)
+    throw new UsageError(`invalid ${what} "${text}": not a whole number of bytes`);
+  const bytes = scaled / scale;
+  if (bytes > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new UsageError(
+      `invalid ${what} "${text}": too large (at most 8P, ${Number.MAX_SAFE_INTEGER} bytes)`,
+    );
+  return Number(bytes);
 }
 
-/** Parses a whole number within bounds; names the option in the error. */
+/**
+ * Parses a whole number within bounds, exactly: digits with an optional minus, no spaces, no
+ * exponent; names the option in the error.
+ */
 export function parseInteger(text: string, what: string, min = -Infinity, max = Infinity): number {
-  if (!/^\s*-?\d+\s*$/.test(text)) {
-    throw new UsageError(`invalid ${what} "${text}": expected a whole number`);
+  if (!/^-?\d+$/.test(text)) {
+    throw new UsageError(
+      `invalid ${what} "${quoteUntrusted(text, 60)}": expected a whole number (digits only, no spaces)`,
+    );
   }
   const n = Number(text);
-  if (n < min || n > max) {
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
     const negative = n < 0 && min >= 0 ? ' cannot be negative;' : '';
-    throw new UsageError(`invalid ${what} ${n}:${negative} expected a value from ${min} to ${max}`);
+    throw new UsageError(
+      `invalid ${what} ${text}:${negative} expected a value from ${min} to ${max}`,
+    );
   }
   return n;
 }

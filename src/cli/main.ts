@@ -16,7 +16,7 @@ import {
 import { didYouMean } from './did-you-mean.js';
 import { quietStderr } from './quiet-stream.js';
 import { errorMessage, InterruptedError, isXrunhuntError, UsageError } from '../errors.js';
-import { quoteUntrusted } from '../text/untrusted-text.js';
+import { quoteUntrusted, terminalSafeMessage } from '../text/untrusted-text.js';
 
 async function renderTopHelp(): Promise<string> {
   const entries = await loadAllEntries();
@@ -58,12 +58,12 @@ export function processIo(): CliIo {
  */
 export function reportError(io: CliIo, err: unknown, debug = false): number {
   if (err instanceof InterruptedError) {
-    io.stderr.write(`xrunhunt: ${err.message}\n`);
+    io.stderr.write(`xrunhunt: ${terminalSafeMessage(err.message)}\n`);
     return 130;
   }
   if (isXrunhuntError(err)) {
-    io.stderr.write(`xrunhunt: error: ${err.message}\n`);
-    if (err.hint) io.stderr.write(`  hint: ${err.hint}\n`);
+    io.stderr.write(`xrunhunt: error: ${terminalSafeMessage(err.message)}\n`);
+    if (err.hint) io.stderr.write(`  hint: ${terminalSafeMessage(err.hint)}\n`);
     if (debug) {
       io.stderr.write(`xrunhunt: debug: ${err.stack ?? err.message}\n`);
       if (err.cause !== undefined)
@@ -72,7 +72,7 @@ export function reportError(io: CliIo, err: unknown, debug = false): number {
     return 1;
   }
   io.stderr.write(
-    `xrunhunt: internal error (this is a bug, please report it): ${errorMessage(err)}\n`,
+    `xrunhunt: internal error (this is a bug, please report it): ${terminalSafeMessage(errorMessage(err))}\n`,
   );
   if (debug) {
     io.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

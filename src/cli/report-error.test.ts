@@ -45,3 +45,16 @@ test('--debug prints the stack of an internal error and of a known error with it
   reportError(c.io, new XrunhuntError('input', 'bad', { cause: new Error('EIO deep down') }));
   assert.equal(c.text(), 'xrunhunt: error: bad\n');
 });
+
+// Issue 30 item 5: the last line of defence for a message that quoted a value unescaped.
+test('error messages and hints reach the terminal with control characters escaped', () => {
+  const t = io();
+  reportError(
+    t.io,
+    new XrunhuntError('usage', 'bad "\u001b]0;pwned\u0007"', { hint: 'x\u009b31m' }),
+  );
+  reportError(t.io, new TypeError('evil \u001b[2J'));
+  // eslint-disable-next-line no-control-regex
+  assert.doesNotMatch(t.text(), /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+  assert.match(t.text(), /bad "\\x1b\]0;pwned\\x07"/);
+});

@@ -28,6 +28,15 @@ export function escapeControlChars(text: string): string {
 }
 
 /**
+ * An error message or hint as it may reach the terminal: every control character escaped but
+ * the line breaks a message is laid out with. The last line of defence behind quoteUntrusted,
+ * for the message that quoted a value without it.
+ */
+export function terminalSafeMessage(text: string): string {
+  return text.replace(UNSAFE_RE, (ch) => (ch === '\n' ? ch : escapeChar(ch)));
+}
+
+/**
  * Makes untrusted text safe to quote in a one-line message: control characters escaped,
  * cut to `maxChars` (the cut is said with an ellipsis and the original length).
  */

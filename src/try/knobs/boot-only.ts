@@ -1,6 +1,7 @@
 // Knobs that only a reboot changes (threadirqs, preempt=, nohz_full=): `try` cannot alternate
 // them within one run, so it says exactly what to add to the kernel command line and how to
 // compare the sessions before and after.
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { XrunhuntError } from '../../errors.js';
 
 const BOOT_KNOBS: Record<string, { param: (v: string) => string; why: string }> = {
@@ -24,7 +25,7 @@ export const BOOT_ONLY_KNOBS = Object.keys(BOOT_KNOBS);
 /** The refusal for a boot-only knob: the exact boot line and the before/after recipe. */
 export function bootOnlyError(key: string, value: string): XrunhuntError {
   const k = BOOT_KNOBS[key]!;
-  const param = k.param(value);
+  const param = k.param(quoteUntrusted(value, 60));
   return new XrunhuntError(
     'unsupported',
     `${key} needs a reboot (${k.why}); try cannot alternate it within one run`,

@@ -1,5 +1,6 @@
 // Knob: the cpufreq governor of every CPU. A CPU clocked down when the audio thread wakes
 // takes longer to fill the period; `performance` keeps the clock up.
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
@@ -38,7 +39,7 @@ export const governorKnob: KnobDefinition = {
     });
     if (dirs.length === 0)
       throw new UsageError(
-        `invalid knob "${key}": no CPU under ${join(env.sysRoot, 'devices/system/cpu')} has cpufreq`,
+        `invalid knob "${quoteUntrusted(key, 60)}": no CPU under ${join(env.sysRoot, 'devices/system/cpu')} has cpufreq`,
         {
           hint: 'the CPU frequency is fixed here (a VM, or no cpufreq driver); there is nothing to try',
         },
@@ -46,7 +47,7 @@ export const governorKnob: KnobDefinition = {
     const offered = choices(env.io.read(join(dirs[0]!, 'scaling_available_governors')));
     if (!offered.includes(value))
       throw new UsageError(
-        `invalid value "${value}" for ${key}: this machine offers ${offered.join(', ')}`,
+        `invalid value "${quoteUntrusted(value, 60)}" for ${key}: this machine offers ${offered.join(', ')}`,
       );
     const current = [
       ...new Set(dirs.map((d) => trimmed(env.io.read(join(d, 'scaling_governor'))))),

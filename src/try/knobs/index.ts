@@ -1,5 +1,6 @@
 // Every knob `try` can change, and KNOB=VALUE → the change it makes (validated against the
 // machine before anything starts).
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { UsageError } from '../../errors.js';
 import { BOOT_ONLY_KNOBS, bootOnlyError } from './boot-only.js';
 import type { KnobChange, KnobDefinition, KnobEnv } from './contract.js';
@@ -45,10 +46,12 @@ export function resolveKnob(spec: string, env: KnobEnv): KnobChange {
   const value = eq < 0 ? '' : spec.slice(eq + 1);
   if (BOOT_ONLY_KNOBS.includes(key)) throw bootOnlyError(key, value);
   if (eq <= 0 || value === '')
-    throw new UsageError(`invalid knob "${spec}": expected KNOB=VALUE, e.g. ${KNOBS[0]!.example}`);
+    throw new UsageError(
+      `invalid knob "${quoteUntrusted(spec, 60)}": expected KNOB=VALUE, e.g. ${KNOBS[0]!.example}`,
+    );
   const knob = KNOBS.find((k) => k.matches(key));
   if (!knob)
-    throw new UsageError(`unknown knob "${key}"`, {
+    throw new UsageError(`unknown knob "${quoteUntrusted(key, 60)}"`, {
       hint: `knobs: ${KNOBS.map((k) => k.key).join(', ')}; reboot-only: ${BOOT_ONLY_KNOBS.join(', ')} ("xrunhunt try --help" explains each)`,
     });
   return knob.resolve(key, value, env);

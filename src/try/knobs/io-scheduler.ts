@@ -1,5 +1,6 @@
 // Knob: a block device's I/O scheduler (/sys/block/DEV/queue/scheduler). Writeback and
 // metadata bursts queue behind each other differently under none, mq-deadline, bfq, kyber.
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { bracketedChoice, choices, type KnobDefinition } from './contract.js';
@@ -18,14 +19,17 @@ export const ioSchedulerKnob: KnobDefinition = {
     try {
       text = env.io.read(path);
     } catch {
-      throw new UsageError(`invalid knob "${key}": there is no block device ${dev} (${path})`, {
-        hint: 'name a device listed in /sys/block, e.g. scheduler.sda or scheduler.nvme0n1',
-      });
+      throw new UsageError(
+        `invalid knob "${quoteUntrusted(key, 60)}": there is no block device "${quoteUntrusted(dev, 60)}" (${quoteUntrusted(path)})`,
+        {
+          hint: 'name a device listed in /sys/block, e.g. scheduler.sda or scheduler.nvme0n1',
+        },
+      );
     }
     const offered = choices(text);
     if (!offered.includes(value))
       throw new UsageError(
-        `invalid value "${value}" for ${key}: this kernel offers ${offered.join(', ')} for ${dev}`,
+        `invalid value "${quoteUntrusted(value, 60)}" for ${key}: this kernel offers ${offered.join(', ')} for ${dev}`,
       );
     return {
       spec: `${key}=${value}`,

@@ -2,6 +2,7 @@
 // Moving it off the CPU where a driver keeps interrupts disabled is what rtirq-style tuning
 // does. `irq.affinity` finds N in /proc/interrupts by the sound driver's action name
 // (snd_hda_intel:card0, snd_usb_audio, ...); `irq.N.affinity` names the line itself.
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { checkedCpuList } from './cpu-list.js';
@@ -51,7 +52,9 @@ export const irqAffinityKnob: KnobDefinition = {
     try {
       current = trimmed(env.io.read(path));
     } catch {
-      throw new UsageError(`invalid knob "${key}": interrupt ${irq} has no ${path}`);
+      throw new UsageError(
+        `invalid knob "${quoteUntrusted(key, 60)}": interrupt ${irq} has no ${path}`,
+      );
     }
     const list = cpus.join(',');
     return {

@@ -4,6 +4,7 @@
 // policy is journaled with kind 'sched' (src/proc/journal-sched.ts) and put back on that same
 // thread only. Without threaded interrupts there is nothing to change at run time: the knob
 // refuses with the boot line.
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
@@ -72,12 +73,12 @@ export const irqPriorityKnob: KnobDefinition = {
       if (!threadedInterrupts(env)) {
         const boot = bootOnlyError('threadirqs', '');
         throw new UsageError(
-          `invalid knob "${key}": interrupt ${irq} has no thread (irq/${irq}-…): interrupts are not threaded on this kernel, so there is no priority to set`,
+          `invalid knob "${quoteUntrusted(key, 60)}": interrupt ${irq} has no thread (irq/${irq}-…): interrupts are not threaded on this kernel, so there is no priority to set`,
           { hint: boot.hint ?? 'add threadirqs to the kernel command line' },
         );
       }
       throw new UsageError(
-        `invalid knob "${key}": interrupt ${irq} has no thread (irq/${irq}-…) although threadirqs is on`,
+        `invalid knob "${quoteUntrusted(key, 60)}": interrupt ${irq} has no thread (irq/${irq}-…) although threadirqs is on`,
         {
           hint: 'the line is not threaded (a per-CPU or IRQF_NO_THREAD interrupt) or has no handler yet; see "ps -eo pid,rtprio,comm | grep irq/" for the threaded lines',
         },

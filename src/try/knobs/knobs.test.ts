@@ -42,7 +42,7 @@ test('scheduler.DEV reads the bracketed scheduler and offers only what the kerne
     [[join(tree.sysRoot, 'block/sda/queue/scheduler'), 'bfq']],
   );
   refuses('scheduler.sda=cfq', /offers mq-deadline, kyber, bfq, none/);
-  refuses('scheduler.sdz=none', /no block device sdz/);
+  refuses('scheduler.sdz=none', /no block device "sdz"/);
 });
 
 test('vm.dirty_bytes in ratio mode journals the ratio and writes the bytes unjournaled', () => {
@@ -62,7 +62,7 @@ test('vm.dirty_bytes in ratio mode journals the ratio and writes the bytes unjou
     bg.writes.map((w) => [w.value, w.journal]),
     [['16777216', true]],
   );
-  refuses('vm.dirty_bytes=100', /at least 4K/);
+  refuses('vm.dirty_bytes=100', /at least 8K/);
   refuses('vm.dirty_bytes=lots', /expected a number with a unit/);
 });
 
@@ -135,4 +135,55 @@ test('unknown, malformed, duplicate and reboot-only knobs are refused with what 
     /two knobs change the same setting/,
   );
   assert.throws(() => resolveKnobs([], env), /at least one KNOB=VALUE/);
+});
+
+// Issue 30 item 4: `vm.dirty_bytes=99999999999999999999999G` became 1.07e+32, a whole A round
+// ran and B failed with EINVAL; `vm.swappiness=' 10'` was accepted. Values are parsed exactly,
+// to what the kernel file takes, before any round.
+test('values are parsed exactly: no spaces, no float notation, no overflow, kernel minimums', () => {
+  refuses('vm.dirty_bytes=99999999999999999999999G', /too large/);
+  refuses('vm.dirty_bytes=1e9', /no spaces, e\.g\. 512K/);
+  refuses('vm.dirty_bytes= 64M', /no spaces/);
+  refuses('vm.dirty_bytes=0.3K', /not a whole number of bytes/);
+  refuses('vm.dirty_bytes=4096', /at least 8K/);
+  assert.equal(resolveKnob('vm.dirty_bytes=1.5M', env).to, '1572864 bytes');
+  refuses('vm.swappiness= 10', /digits only, no spaces/);
+  refuses('vm.swappiness=10 ', /digits only, no spaces/);
+  refuses('vm.swappiness=1e1', /digits only/);
+  refuses('vm.swappiness=99999999999999999999', /expected a value from 0 to 200/);
+  refuses('cpu.max_latency_us=0x10', /digits only/);
+  refuses('player.priority=+5', /digits only/);
+  refuses('load.cpu= 0', /no spaces/);
+  // A range of 10^11 CPUs was a loop of 10^11 steps: refused at once.
+  refuses('load.cpu=0-99999999999', /CPUs below 8192/);
+  assert.equal(parseCpuList('0-8191')?.length, 8192);
+  assert.equal(parseCpuList('0-8192'), null);
+});
+
+// Issue 30 item 5: `try $'thp=\e]0;pwned\a'` printed the escape bytes to the terminal.
+test('knob names and values are quoted inert in every refusal', () => {
+  const hostile = [
+    'thp=\u001b]0;pwned\u0007',
+    'vm.swappiness=\u001b[2J',
+    'vm.dirty_bytes=\u001b[2J',
+    'scheduler.\u001b[2J=none',
+    'cpufreq.governor=\u009b31m',
+    'preempt=\u001b[2J',
+    'load.cpu=\r0',
+    'player.cpu=\u001b[1m',
+    '\u001b]0;x\u0007=1',
+    'threadirqs=\u001b[2J',
+  ];
+  for (const spec of hostile) {
+    let text = '';
+    try {
+      resolveKnob(spec, env);
+    } catch (e) {
+      assert.ok(e instanceof XrunhuntError, spec);
+      text = `${e.message} ${e.hint ?? ''}`;
+    }
+    assert.notEqual(text, '', `${JSON.stringify(spec)} was accepted`);
+    // eslint-disable-next-line no-control-regex
+    assert.doesNotMatch(text, /[\u0000-\u001f\u007f-\u009f]/, JSON.stringify(spec));
+  }
 });

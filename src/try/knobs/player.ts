@@ -1,6 +1,7 @@
 // Knobs of the player itself: its real-time priority and its CPU. They change the B rounds'
 // session plan, not the machine, so there is nothing to journal; they are the knobs that
 // show whether moving the audio thread away from a busy CPU (or above it) helps.
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { parseInteger } from '../../units.js';
 import { checkedCpuList } from './cpu-list.js';
 import { UsageError } from '../../errors.js';
@@ -36,7 +37,9 @@ export const playerCpuKnob: KnobDefinition = {
   resolve(key, value, env) {
     const cpus = checkedCpuList(key, value, env);
     if (cpus.length !== 1)
-      throw new UsageError(`invalid value "${value}" for ${key}: expected one CPU, e.g. 1`);
+      throw new UsageError(
+        `invalid value "${quoteUntrusted(value, 60)}" for ${key}: expected one CPU, e.g. 1`,
+      );
     return {
       spec: `${key}=${cpus[0]!}`,
       what: "the player's CPU",

@@ -1,5 +1,6 @@
 // Knob: transparent hugepages (/sys/kernel/mm/transparent_hugepage/enabled). khugepaged's
 // compaction can stall a CPU for milliseconds; `never` removes it.
+import { quoteUntrusted } from '../../text/untrusted-text.js';
 import { join } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { bracketedChoice, choices, type KnobDefinition } from './contract.js';
@@ -23,7 +24,9 @@ export const thpKnob: KnobDefinition = {
     }
     const offered = choices(text);
     if (!offered.includes(value))
-      throw new UsageError(`invalid value "${value}" for thp: expected ${offered.join(', ')}`);
+      throw new UsageError(
+        `invalid value "${quoteUntrusted(value, 60)}" for thp: expected ${offered.join(', ')}`,
+      );
     return {
       spec: `${key}=${value}`,
       what: 'transparent hugepages',
