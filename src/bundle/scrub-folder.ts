@@ -164,14 +164,16 @@ const message = (err: unknown): string => errorMessage(err);
  * kernel.log, report.txt, report.html and whatever else it holds — so the folder can be
  * attached as a whole. Symbolic links, sub-folders, devices and binary files are never
  * opened and are listed in `skipped`; per-file errors are listed in `failed`, not thrown.
+ * `only`: the names a run wrote itself — a run scrubs those and never the user's own files.
  */
 export async function scrubBundleFolder(
   dir: string,
   scrubber: Scrubber,
+  only?: ReadonlySet<string>,
 ): Promise<FolderScrubResult> {
   let names: string[];
   try {
-    names = (await readdir(dir)).sort();
+    names = (await readdir(dir)).filter((n) => only === undefined || only.has(n)).sort();
   } catch (err) {
     const code = errnoCode(err);
     throw new XrunhuntError(

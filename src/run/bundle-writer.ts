@@ -47,7 +47,7 @@ export interface RunBundle {
   ): Promise<void>;
   /**
    * Closes the event log (nothing is appended after this), then — unless --no-scrub — scrubs
-   * every file of the folder, the live-written events.ndjson included. Returns warnings about
+   * every file this run wrote into the folder, the live-written events.ndjson included. Returns warnings about
    * files that could not be scrubbed (never throws).
    */
   close(scrub: boolean): Promise<string[]>;
@@ -64,6 +64,8 @@ export function openRunBundle(dir: string | null, roots?: RunBundleRoots): RunBu
   let known: ScrubKnown | null = null;
   const scrubKnown = (): ScrubKnown => (known ??= gatherScrubKnown(process.env, roots ?? {}));
   const log: EventLogWriter | null = dir ? openBundleEventLog(dir) : null;
+  // What this run wrote into the folder: the close-time scrub rewrites these and nothing else.
+  const written = new Set<string>([BUNDLE_FILES.events]);
   const files = dir
     ? {
         bundle: join(dir, BUNDLE_FILES.bundle),
@@ -90,9 +92,12 @@ export function openRunBundle(dir: string | null, roots?: RunBundleRoots): RunBu
       try {
         const known = scrub ? scrubKnown() : null;
         const kernelLog = probeFiles.find((f) => f.name === BUNDLE_FILES.kernelLog)?.text ?? '';
+        for (const name of [BUNDLE_FILES.bundle, BUNDLE_FILES.kernelLog, BUNDLE_FILES.report])
+          written.add(name);
         await writeBundleFolder({ dir, bundle: doc, kernelLog, reportText, scrub: known });
         for (const f of probeFiles) {
           if (f.name === BUNDLE_FILES.kernelLog) continue;
+          written.add(f.name);
           await writeFile(join(dir, f.name), known ? scrubText(f.text, known) : f.text);
         }
         return null;
@@ -103,7 +108,7 @@ export function openRunBundle(dir: string | null, roots?: RunBundleRoots): RunBu
     async close(scrub) {
       log?.close();
       if (!dir || !scrub) return [];
-      const result = await scrubBundleFolder(dir, createScrubber(scrubKnown()));
+      const result = await scrubBundleFolder(dir, createScrubber(scrubKnown()), written);
       return folderScrubWarnings(dir, result);
     },
   };

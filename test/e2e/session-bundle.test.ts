@@ -3,8 +3,16 @@
 // bad options) — all without a sound device.
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { hostname, tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { runCli } from '../helpers/cli.js';
@@ -349,4 +357,43 @@ test('session and stress --junit on the null device: a case per phase and per ce
   );
   const skipped = matrix.cells.filter((c) => c.xruns === null).length;
   assert.match(sx, new RegExp(`<testsuite [^>]*tests="2" [^>]*skipped="${skipped}"`));
+});
+
+// Issue 30 item 6: `session --json > DIR/o` with --out DIR ended with an empty `o`, exit 2 and
+// no output: the close-time scrub rewrote the files it had not written. Now DIR's own files
+// stay byte for byte and the run goes into a fresh subfolder it names.
+test("session --out DIR that holds the user's files writes a subfolder and touches none of them", async () => {
+  const dir = join(work, 'users-own');
+  mkdirSync(dir);
+  const host = hostname();
+  const mine = {
+    o: '',
+    e: 'partial stderr\n',
+    'notes.txt': `machine ${host} at /home/${userInfo().username}\n`,
+  };
+  for (const [name, text] of Object.entries(mine)) writeFileSync(join(dir, name), text);
+  const r = await runCli(
+    [
+      'session',
+      '--device',
+      'null',
+      '--phases',
+      'idle:300ms',
+      '--capture',
+      'none',
+      '--out',
+      dir,
+      '--json',
+    ],
+    { env: { XDG_STATE_HOME: join(work, 'users-own-state') }, timeoutMs: 60_000 },
+  );
+  assert.ok(r.code === 0 || r.code === 2, r.stderr);
+  for (const [name, text] of Object.entries(mine))
+    assert.equal(readFileSync(join(dir, name), 'utf8'), text, `${name} is as the user left it`);
+  const subs = readdirSync(dir).filter((n) => n.startsWith('xrunhunt-'));
+  assert.equal(subs.length, 1, readdirSync(dir).join(', '));
+  const report = JSON.parse(r.stdout) as { files: { bundle: string | null } };
+  assert.equal(report.files.bundle, join(dir, subs[0]!, 'bundle.json.gz'));
+  assert.ok(existsSync(join(dir, subs[0]!, 'events.ndjson')));
+  assert.match(r.stderr, /already holds files, which are left as they are; this run writes to/);
 });

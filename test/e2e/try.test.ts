@@ -177,3 +177,35 @@ test('kill -9 during a B round of the CLI: the next run restores the knob first'
     [],
   );
 });
+
+// Issue 30 item 6, for try: --out a folder that already holds a bundle adds a subfolder.
+test('try --out a folder that holds files leaves them and writes a new xrunhunt-try-… subfolder', async () => {
+  const out = join(state, 'bundle');
+  const before = readFileSync(join(out, 'report.txt'), 'utf8');
+  const r = await runCli(
+    [
+      'try',
+      'vm.swappiness=10',
+      '--device',
+      'null',
+      '--phases',
+      'idle:200ms',
+      '--rounds',
+      '1',
+      '--capture',
+      'none',
+      '--rt-priority',
+      '0',
+      '--out',
+      out,
+      ...roots,
+    ],
+    { env, timeoutMs: 120_000 },
+  );
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(readFileSync(join(out, 'report.txt'), 'utf8'), before);
+  const subs = readdirSync(out).filter((n) => n.startsWith('xrunhunt-try-'));
+  assert.equal(subs.length, 1);
+  assert.equal((await readBundle(join(out, subs[0]!, 'bundle.json.gz'))).try?.rounds, 1);
+  assert.match(r.stderr, /already holds files/);
+});

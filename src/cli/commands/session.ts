@@ -5,7 +5,8 @@ import { sessionMachineOptions } from '../session-machine.js';
 import { KERNEL_CAPTURE_OPTIONS, RECORDER_OPTIONS } from '../capture-options.js';
 import type { RecorderMode } from '../../run/recorder-probe.js';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
+import { claimBundleFolder, claimedFolderNote } from '../../run/bundle-folder.js';
 import { defineCommand } from '../command.js';
 import { phaseCases, renderJunit } from '../../run/junit.js';
 import { junitPath, writeJunitFile } from '../../run/junit-file.js';
@@ -94,7 +95,8 @@ export const SESSION_OPTIONS = {
   out: {
     type: 'string',
     valueName: 'DIR',
-    description: 'bundle folder (default: ./xrunhunt-<date>-<time>/)',
+    description:
+      'bundle folder (default: ./xrunhunt-<date>-<time>/); one that already holds files gets a new subfolder',
   },
   'max-xruns': {
     type: 'string',
@@ -216,8 +218,8 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
   async run(ctx) {
     const v = ctx.values;
     const { io } = ctx;
-    const outDir = resolve(io.cwd, v.out ?? defaultOutDir(io.cwd, new Date()));
-    const plan = parseSessionValues(v, { cwd: io.cwd, tmpdir: tmpdir(), outDir });
+    const asked = resolve(io.cwd, v.out ?? defaultOutDir(io.cwd, new Date()));
+    const plan = parseSessionValues(v, { cwd: io.cwd, tmpdir: tmpdir(), outDir: asked });
     const junit = junitPath(io.cwd, v.junit);
     const interactiveProgress = io.stderrIsTTY && !v.json && !v.tui;
     const journal = journalFolderFor(io);
@@ -244,6 +246,12 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
         )
       : null;
     if (periodChoice) plan.params.periodFrames = periodChoice.periodFrames;
+    // Claimed last, once every option has been checked: a refused run creates no folder.
+    const claimed = claimBundleFolder(asked, basename(defaultOutDir(asked, new Date())));
+    const outDir = claimed.dir;
+    plan.params.outDir = outDir;
+    const moved = claimedFolderNote(claimed);
+    if (moved !== null) io.stderr.write(`xrunhunt: note: ${moved}\n`);
     const handle = startSession(
       {
         ...shared,

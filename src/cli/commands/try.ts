@@ -4,7 +4,8 @@
 import { UsageError } from '../../errors.js';
 import { sessionMachineOptions } from '../session-machine.js';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
+import { claimBundleFolder, claimedFolderNote } from '../../run/bundle-folder.js';
 import { KERNEL_CAPTURE_OPTIONS } from '../capture-options.js';
 import { defineCommand } from '../command.js';
 import { writeJson } from '../output.js';
@@ -19,6 +20,7 @@ import {
   DEFAULT_PERIODS,
   DEFAULT_RATE,
   DEFAULT_RT_PRIORITY,
+  defaultOutDir,
   parseSessionValues,
 } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
@@ -179,9 +181,19 @@ Exit status: 0 the change cut xruns significantly, 2 it did not (or nothing to t
         'try needs a fixed --period: A and B must run at the same one (auto probes would choose per run)',
         { hint: 'find one with "xrunhunt session --period auto" first, then pass it here' },
       );
-    const outDir = v.out === undefined ? null : resolve(io.cwd, v.out);
     const html = v.html === undefined ? null : resolve(io.cwd, v.html);
     if (html !== null) checkReportTarget(html);
+    // Claimed once every option has been checked; a folder holding files gets a subfolder.
+    const claimed =
+      v.out === undefined
+        ? null
+        : claimBundleFolder(
+            resolve(io.cwd, v.out),
+            basename(defaultOutDir(io.cwd, new Date())).replace(/^xrunhunt-/, 'xrunhunt-try-'),
+          );
+    const outDir = claimed?.dir ?? null;
+    const moved = claimed === null ? null : claimedFolderNote(claimed);
+    if (moved !== null) io.stderr.write(`xrunhunt: note: ${moved}\n`);
     const journal = journalFolderFor(io);
     writeJournalFolderNotes(io, journal);
     const deps = defaultSessionDeps();

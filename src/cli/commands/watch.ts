@@ -6,6 +6,7 @@ import { KERNEL_CAPTURE_OPTIONS, RECORDER_OPTIONS } from '../capture-options.js'
 import type { RecorderMode } from '../../run/recorder-probe.js';
 import { readFileSync, readdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import { claimBundleFolder, claimedFolderNote } from '../../run/bundle-folder.js';
 import { defineCommand } from '../command.js';
 import { phaseCases, renderJunit } from '../../run/junit.js';
 import { junitPath, writeJunitFile } from '../../run/junit-file.js';
@@ -110,7 +111,8 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
     out: {
       type: 'string',
       valueName: 'DIR',
-      description: 'bundle folder (default: ./xrunhunt-watch-<date>-<time>/)',
+      description:
+        'bundle folder (default: ./xrunhunt-watch-<date>-<time>/); one that already holds files gets a new subfolder',
     },
     jack: {
       type: 'boolean',
@@ -199,10 +201,8 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
     const targets = findWatchTargets({ pcms, roots, jack: jack !== null }, deps);
 
     const def = defaultOutDir(io.cwd, new Date());
-    const outDir = resolve(
-      io.cwd,
-      v.out ?? join(dirname(def), basename(def).replace(/^xrunhunt-/, 'xrunhunt-watch-')),
-    );
+    const watchName = basename(def).replace(/^xrunhunt-/, 'xrunhunt-watch-');
+    const asked = resolve(io.cwd, v.out ?? join(dirname(def), watchName));
     const journal = journalFolderFor(io);
     writeJournalFolderNotes(io, journal);
     const human = !v.json && !v.tui;
@@ -217,6 +217,11 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
             file: logFilePath(v['log-file'], io.cwd),
             stderr: io.stderr,
           });
+    // Claimed once every option has been checked: a refused run creates no folder.
+    const claimed = claimBundleFolder(asked, watchName);
+    const outDir = claimed.dir;
+    const moved = claimedFolderNote(claimed);
+    if (moved !== null) io.stderr.write(`xrunhunt: note: ${moved}\n`);
     const handle = startWatch(
       {
         pcms,
