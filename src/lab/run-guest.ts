@@ -25,7 +25,8 @@ import { formatDuration } from '../units.js';
 import { qemuArgs } from './qemu-command.js';
 import type { SoundCardName } from './sound-cards.js';
 import type { Accel, PreemptModel } from './qemu-command.js';
-import { GUEST_CONTROL_DIRNAME, renderRunScript } from './guest-script.js';
+import { GUEST_CONTROL_DIRNAME, GUEST_WORK_DIR, renderRunScript } from './guest-script.js';
+import { guestPathRewriter } from './guest-path-rewrite.js';
 import type { GuestCommand } from './guest-script.js';
 import type { LockupInjection } from './inject-spec.js';
 import type { GuestPipewireOptions } from './guest-pipewire.js';
@@ -179,8 +180,18 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
     });
     const qemu = opts.qemuBinary ?? 'qemu-system-x86_64';
     writeFileSync(join(control, 'qemu-args.json'), JSON.stringify([qemu, ...args], null, 2) + '\n');
-    const outTail = tailFile(stdoutFile, opts.stdout);
-    const errTail = tailFile(stderrFile, opts.stderr);
+    // The guest's paths under its work folder name the host copy the run ends with.
+    const hostResults = outDir ?? results;
+    const outTail = tailFile(
+      stdoutFile,
+      opts.stdout,
+      guestPathRewriter(GUEST_WORK_DIR, hostResults),
+    );
+    const errTail = tailFile(
+      stderrFile,
+      opts.stderr,
+      guestPathRewriter(GUEST_WORK_DIR, hostResults),
+    );
     const qemuStart = Date.now();
     try {
       await new Promise<void>((resolveRun, rejectRun) => {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { XrunhuntError } from '../errors.js';
 import {
   defaultAlsaDevice,
+  labDeviceArgs,
   findMissingCardDrivers,
   guestModules,
   parseSoundCards,
@@ -112,4 +113,26 @@ test('the debug profile asks for every card driver built in', () => {
   for (const option of ['CONFIG_SND_HDA_INTEL', 'CONFIG_SND_USB_AUDIO', 'CONFIG_SND_INTEL8X0']) {
     assert.ok(fragment.split('\n').includes(`${option}=y`), option);
   }
+});
+
+// Issue 30 item 8: `lab run -- session` played on "default" (dmix, a 2048-frame buffer) and
+// the injected 20 ms lockup was never a kernel XRUN; playing commands get the card's hw device.
+test('lab run gives playing commands without --device the first card hw device, and nothing else', () => {
+  assert.deepEqual(labDeviceArgs(['session', '--phases', 'idle:20s'], ['hda']), [
+    '--device',
+    'hw:CARD=Intel,DEV=0',
+  ]);
+  assert.deepEqual(labDeviceArgs(['try', 'vm.swappiness=10'], []), [
+    '--device',
+    'hw:CARD=Dummy,DEV=0',
+  ]);
+  for (const args of [
+    ['session', '--device', 'default'],
+    ['session', '--device=plug:jack'],
+    ['play', '-D', 'hw:0,0'],
+    ['doctor'],
+    ['analyze', 'x.log'],
+    [],
+  ])
+    assert.deepEqual(labDeviceArgs(args, ['hda']), [], args.join(' '));
 });

@@ -121,6 +121,20 @@ export function defaultAlsaDevice(cards: readonly SoundCardName[]): string {
   return `hw:CARD=${CARDS[first].alsaId},DEV=0`;
 }
 
+/** The commands that play on an ALSA device (--device) and so default to the lab card's. */
+const PLAYING_COMMANDS = ['session', 'try', 'stress', 'play'];
+
+/**
+ * `--device <the first card's hw: device>` for a playing command given without --device, so a
+ * session in the lab measures the kernel stream itself: on "default" a 20 ms interrupts-off
+ * section vanished into dmix's 2048-frame buffer (158 userspace xruns, 0 kernel events).
+ */
+export function labDeviceArgs(args: readonly string[], cards: readonly string[]): string[] {
+  if (!PLAYING_COMMANDS.includes(args[0] ?? '')) return [];
+  if (args.some((a) => a === '--device' || a.startsWith('--device=') || a === '-D')) return [];
+  return ['--device', defaultAlsaDevice(parseSoundCards(cards))];
+}
+
 // The modules a modular guest kernel must load for the cards, dependencies first, no duplicates
 // (for a kernel booted with an initramfs; the debug profile has every driver built in).
 export function guestModules(cards: readonly SoundCardName[]): string[] {

@@ -249,6 +249,10 @@ test(
     );
     const report = parseReport(r.stdout, r.stderr);
     assert.equal(r.code, 2);
+    // Issue 30 item 7: the paths the guest printed name the host's copy, which exists.
+    const files = (report as unknown as { files: { bundle: string | null } }).files;
+    assert.equal(files.bundle, join(out, 'bundle', 'bundle.json.gz'));
+    assert.ok(existsSync(files.bundle), files.bundle);
     const top = report.offenders[0];
     assert.ok(top, `an offender; conclusion: ${report.conclusion.join(' ')}`);
     assert.equal(top.module, 'test_lockup', `top offender ${top.function} [${top.module}]`);

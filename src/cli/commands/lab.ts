@@ -1,8 +1,9 @@
 // `xrunhunt lab …`: a real kernel with a virtual sound card in QEMU (build, run, exec,
 // session, status). The work is in src/lab/; this file maps options to it.
 import { homedir } from 'node:os';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
+import { defaultOutDir } from '../../session/session-options.js';
 import { execFileSync } from 'node:child_process';
 import { defineCommand } from '../command.js';
 import type { CommandGroup, CommandContext } from '../command.js';
@@ -19,7 +20,12 @@ import { cachedKvmProbe, kvmDeviceStatus } from '../../lab/kvm-probe.js';
 import type { GuestCommand } from '../../lab/guest-script.js';
 import { describeMismatch } from '../../lab/kernel-config.js';
 import { cachedSourceTrees, checkUserKernel } from '../../lab/user-kernel.js';
-import { SOUND_CARD_NAMES, defaultAlsaDevice, parseSoundCards } from '../../lab/sound-cards.js';
+import {
+  SOUND_CARD_NAMES,
+  defaultAlsaDevice,
+  labDeviceArgs,
+  parseSoundCards,
+} from '../../lab/sound-cards.js';
 import { parsePipewireMode } from '../../lab/guest-pipewire.js';
 import { parsePipewireBuildChoice } from '../../lab/pipewire-build.js';
 import { isDebianKernelName } from '../../lab/debian-kernel.js';
@@ -101,7 +107,8 @@ const RUN_OPTIONS = {
   out: {
     type: 'string',
     valueName: 'DIR',
-    description: 'move the results folder (command output files, dmesg.txt) to DIR (new or empty)',
+    description:
+      'the results folder (command output files, dmesg.txt; new or empty; default: ./xrunhunt-lab-<date>-<time>/)',
   },
   accel: {
     type: 'string',
@@ -177,7 +184,7 @@ async function bootWith(
           pipewireBuild: parsePipewireBuildChoice(v['pipewire-build']),
         }
       : {}),
-    ...(v.out !== undefined ? { outDir: v.out } : {}),
+    ...labResultsFolder(ctx.io.cwd, v.out),
     showConsole: v.console,
     env: ctx.io.env,
     signal: ctx.signal,
@@ -197,6 +204,22 @@ async function bootWith(
     );
   }
   return result.exitCode;
+}
+
+/**
+ * Where a lab run's results end up: --out, else ./xrunhunt-lab-<date>-<time>/ where the user
+ * ran it (found again, like a session's folder), else — a folder they cannot write — the temp
+ * folder the last `lab:` line names.
+ */
+function labResultsFolder(cwd: string, out: string | undefined): { outDir?: string } {
+  if (out !== undefined) return { outDir: resolve(cwd, out) };
+  try {
+    accessSync(cwd, constants.W_OK);
+  } catch {
+    return {};
+  }
+  const name = basename(defaultOutDir(cwd, new Date())).replace(/^xrunhunt-/, 'xrunhunt-lab-');
+  return { outDir: join(cwd, name) };
 }
 
 const build = defineCommand({
@@ -351,7 +374,15 @@ command's exit code. A hung guest is killed after --timeout.`,
     const args = [...ctx.positionals, ...ctx.rest];
     if (args.length === 0)
       throw new UsageError('lab run needs the xrunhunt command to run: xrunhunt lab run -- <args>');
-    return bootWith(ctx, { kind: 'argv', argv: innerXrunhuntArgv(args) });
+    const device = labDeviceArgs(args, ctx.values.card);
+    if (device.length > 0)
+      ctx.io.stderr.write(
+        `xrunhunt: lab: ${args[0]} plays on the card's own device, ${device[1]} ("default" would go through dmix, whose larger buffer hides the kernel's xruns); pass --device to choose\n`,
+      );
+    return bootWith(ctx, {
+      kind: 'argv',
+      argv: innerXrunhuntArgv(device.length > 0 ? [args[0]!, ...device, ...args.slice(1)] : args),
+    });
   },
 });
 
@@ -397,9 +428,7 @@ probes choose the smallest period that is nearly xrun-free in this guest).`,
     const given = (name: string): boolean =>
       args.some((a) => a === name || a.startsWith(`${name}=`));
     // The first card's hw device by id; "default" would go through the plug layer.
-    const device = given('--device')
-      ? []
-      : ['--device', defaultAlsaDevice(parseSoundCards(ctx.values.card))];
+    const device = labDeviceArgs(['session', ...args], ctx.values.card);
     // Under TCG a fixed small period drops out idle; probe for one that does not.
     const period = given('--period') ? [] : ['--period', 'auto'];
     const recorder =
