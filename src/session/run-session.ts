@@ -20,6 +20,7 @@ import {
   pushCapped,
 } from '../run/bounded.js';
 import { openRunBundle, runBundleBasics } from '../run/bundle-writer.js';
+import { kernelStreamMismatch, readKernelStreamShapes } from './kernel-stream-check.js';
 import type { CapturedKernelEvent } from '../run/kernel-capture.js';
 import { createKernelProbes } from '../run/kernel-probes.js';
 import { createRecorderProbe, type RecorderMode } from '../run/recorder-probe.js';
@@ -295,6 +296,11 @@ async function runSession(
     }
     const ours = hwPcmName;
     stream = discovery.streams.find((s) => normalizePcmId(s.pcm) === normalizePcmId(ours));
+    if (stream) {
+      const g2 = { periodFrames: g.periodFrames, bufferFrames: g.bufferFrames, rateHz: g.rate };
+      const other = kernelStreamMismatch(p.device, ours, g2, readKernelStreamShapes(stream.dir));
+      if (other !== null) warn(other);
+    }
     if (p.pcm && !stream) {
       throw new XrunhuntError(
         'not-found',
