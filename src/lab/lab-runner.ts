@@ -85,6 +85,25 @@ export function innerXrunhuntArgv(args: string[]): string[] {
  */
 export const DEFAULT_LAB_KERNEL = SOUND_DEBUG_KERNEL;
 
+/**
+ * A Debian kernel booted with a module root of ours (debian-debug, debian, debian-rt): the
+ * guest's init points modprobe at it and runs `modulesScript` before the payload.
+ */
+function moduleRootKernel(
+  m: { bzImage: string; kernelRelease: string; initrd: string; modulesRoot: string },
+  lockupModule: string | null,
+  modulesScript: string[],
+): GuestKernel {
+  return {
+    bzImage: m.bzImage,
+    testLockupModule: lockupModule,
+    kernelRelease: m.kernelRelease,
+    initrd: m.initrd,
+    kernelArgs: [`xrunhunt.modroot=${m.modulesRoot}`],
+    modulesScript,
+  };
+}
+
 // Finds the kernel to boot: Debian's (--kernel debian|debian-rt|debian-debug, made on first
 // use), the user's --kernel PATH, the cached build of --profile, else DEFAULT_LAB_KERNEL.
 export async function resolveGuestKernel(
@@ -105,14 +124,11 @@ export async function resolveGuestKernel(
       signal: opts.signal ?? new AbortController().signal,
       progress: note,
     });
-    return {
-      bzImage: m.bzImage,
-      testLockupModule: m.testLockupModule,
-      kernelRelease: m.kernelRelease,
-      initrd: m.initrd,
-      kernelArgs: [`xrunhunt.modroot=${m.modulesRoot}`],
-      modulesScript: soundDebugModulesScript(opts.cards ?? [DEFAULT_SOUND_CARD]),
-    };
+    return moduleRootKernel(
+      m,
+      m.testLockupModule,
+      soundDebugModulesScript(opts.cards ?? [DEFAULT_SOUND_CARD]),
+    );
   }
   if (kernelPath !== undefined && isDebianKernelName(kernelPath)) {
     const m = await ensureDebianKernel(kernelPath, {
@@ -122,14 +138,11 @@ export async function resolveGuestKernel(
       progress: note,
       injector: opts.injector ?? false,
     });
-    return {
-      bzImage: m.bzImage,
-      testLockupModule: m.injectorModule,
-      kernelRelease: m.kernelRelease,
-      initrd: m.initrd,
-      kernelArgs: [`xrunhunt.modroot=${m.modulesRoot}`],
-      modulesScript: loadSoundModules(opts.cards ?? [DEFAULT_SOUND_CARD]),
-    };
+    return moduleRootKernel(
+      m,
+      m.injectorModule,
+      loadSoundModules(opts.cards ?? [DEFAULT_SOUND_CARD]),
+    );
   }
   const r = resolveLabBuild(profile, cacheRoot, env);
   if (kernelPath !== undefined) {
