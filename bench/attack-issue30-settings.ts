@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createFakeSystem, dummyCard, type FakeSystem } from '../test/helpers/fake-proc.js';
 import { readJournalFile, type JournalFs } from '../src/proc/journal.js';
-import { createTryKnobTree } from '../test/helpers/try-knob-tree.js';
+import { createTryKnobTree, tryRootArgs } from '../test/helpers/try-knob-tree.js';
 import * as nodeFs from 'node:fs';
 
 const repo = fileURLToPath(new URL('../', import.meta.url));
@@ -449,20 +449,7 @@ async function attackTryValues(): Promise<void> {
   try {
     for (const spec of specs) {
       const started = Date.now();
-      const r = await cli(
-        [
-          'try',
-          spec,
-          '--proc-root',
-          tree.procRoot,
-          '--sys-root',
-          tree.sysRoot,
-          '--dev-root',
-          tree.devRoot,
-        ],
-        { XDG_STATE_HOME: state },
-        10_000,
-      );
+      const r = await cli(['try', spec, ...tryRootArgs(tree)], { XDG_STATE_HOME: state }, 10_000);
       const ms = Date.now() - started;
       const changed = [...snapshot(tree.base)].filter(([p, v]) => before.get(p) !== v);
       record(

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { readBundle } from '../../src/bundle/read.js';
 import { runCli } from '../helpers/cli.js';
-import { createTryKnobTree } from '../helpers/try-knob-tree.js';
+import { createTryKnobTree, tryRootArgs } from '../helpers/try-knob-tree.js';
 
 const tree = createTryKnobTree();
 const state = mkdtempSync(join(tmpdir(), 'xrunhunt-try-state-'));
@@ -17,38 +17,36 @@ after(() => {
   tree.cleanup();
   rmSync(state, { recursive: true, force: true });
 });
-const roots = [
-  '--proc-root',
-  tree.procRoot,
-  '--sys-root',
-  tree.sysRoot,
-  '--dev-root',
-  tree.devRoot,
+const roots = tryRootArgs(tree);
+
+/** A `try` on the null device with no kernel capture and no real-time rights (fast, unprivileged). */
+const nullTry = (
+  knobs: string[],
+  phases: string,
+  rounds: number,
+  extra: string[] = [],
+): string[] => [
+  'try',
+  ...knobs,
+  '--device',
+  'null',
+  '--phases',
+  phases,
+  '--rounds',
+  String(rounds),
+  '--capture',
+  'none',
+  '--rt-priority',
+  '0',
+  ...extra,
+  ...roots,
 ];
 const env = { XDG_STATE_HOME: state };
 
 test('try on null: two A/B rounds, the knob restored, --json and a try bundle', async () => {
   const out = join(state, 'bundle');
   const r = await runCli(
-    [
-      'try',
-      'vm.swappiness=10',
-      'thp=never',
-      '--device',
-      'null',
-      '--phases',
-      'idle:300ms',
-      '--rounds',
-      '2',
-      '--capture',
-      'none',
-      '--rt-priority',
-      '0',
-      '--out',
-      out,
-      '--json',
-      ...roots,
-    ],
+    nullTry(['vm.swappiness=10', 'thp=never'], 'idle:300ms', 2, ['--out', out, '--json']),
     { env, timeoutMs: 120_000 },
   );
   assert.equal(r.code, 2, r.stderr);
@@ -130,24 +128,7 @@ test('kill -9 during a B round of the CLI: the next run restores the knob first'
   const [cmd, ...pre] = cliCommand();
   const child = spawn(
     cmd!,
-    [
-      ...pre,
-      'try',
-      'vm.swappiness=5',
-      '--device',
-      'null',
-      '--phases',
-      'idle:2s',
-      '--rounds',
-      '1',
-      '--capture',
-      'none',
-      '--rt-priority',
-      '0',
-      '--duration',
-      '60s',
-      ...roots,
-    ],
+    [...pre, ...nullTry(['vm.swappiness=5'], 'idle:2s', 1, ['--duration', '60s'])],
     { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   // B plays 2 s on null; poll the fake file and kill the moment it shows the change.
@@ -182,26 +163,10 @@ test('kill -9 during a B round of the CLI: the next run restores the knob first'
 test('try --out a folder that holds files leaves them and writes a new xrunhunt-try-… subfolder', async () => {
   const out = join(state, 'bundle');
   const before = readFileSync(join(out, 'report.txt'), 'utf8');
-  const r = await runCli(
-    [
-      'try',
-      'vm.swappiness=10',
-      '--device',
-      'null',
-      '--phases',
-      'idle:200ms',
-      '--rounds',
-      '1',
-      '--capture',
-      'none',
-      '--rt-priority',
-      '0',
-      '--out',
-      out,
-      ...roots,
-    ],
-    { env, timeoutMs: 120_000 },
-  );
+  const r = await runCli(nullTry(['vm.swappiness=10'], 'idle:200ms', 1, ['--out', out]), {
+    env,
+    timeoutMs: 120_000,
+  });
   assert.equal(r.code, 2, r.stderr);
   assert.equal(readFileSync(join(out, 'report.txt'), 'utf8'), before);
   const subs = readdirSync(out).filter((n) => n.startsWith('xrunhunt-try-'));

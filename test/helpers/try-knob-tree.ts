@@ -49,3 +49,8 @@ export function createTryKnobTree(): FakeSystem {
     dev: { cpu_dma_latency: '' },
   });
 }
+
+/** The --proc-root/--sys-root/--dev-root arguments that point a `try` run at `tree`. */
+export function tryRootArgs(tree: FakeSystem): string[] {
+  return ['--proc-root', tree.procRoot, '--sys-root', tree.sysRoot, '--dev-root', tree.devRoot];
+}
