@@ -296,7 +296,8 @@ async function runSession(
     }
     const ours = hwPcmName;
     stream = discovery.streams.find((s) => normalizePcmId(s.pcm) === normalizePcmId(ours));
-    if (stream) {
+    // With --pcm the kernel stream is another client's (a sound server's): nothing to compare.
+    if (stream && !p.pcm) {
       const g2 = { periodFrames: g.periodFrames, bufferFrames: g.bufferFrames, rateHz: g.rate };
       const other = kernelStreamMismatch(p.device, ours, g2, readKernelStreamShapes(stream.dir));
       if (other !== null) warn(other);
