@@ -47,11 +47,19 @@ export interface SessionPlan {
   autoPeriod?: boolean;
 }
 
-/** A folder name for the default bundle folder: `xrunhunt-20261129-194501`. */
-export function defaultOutDir(cwd: string, now: Date): string {
+/**
+ * The name of a run's own folder, stamped with its start: `xrunhunt-20261129-194501`, or with
+ * a kind (`xrunhunt-watch-…`, `-try-`, `-lab-`) so runs of different commands tell apart.
+ */
+export function runFolderName(now: Date, kind?: string): string {
   const pad = (n: number): string => String(n).padStart(2, '0');
   const stamp = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}-${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
-  return join(cwd, `xrunhunt-${stamp}`);
+  return kind === undefined ? `xrunhunt-${stamp}` : `xrunhunt-${kind}-${stamp}`;
+}
+
+/** The default bundle folder: `CWD/xrunhunt-20261129-194501`. */
+export function defaultOutDir(cwd: string, now: Date): string {
+  return join(cwd, runFolderName(now));
 }
 
 /** Checks and converts session options (pure apart from path resolution against `cwd`). */

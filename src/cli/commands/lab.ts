@@ -2,8 +2,8 @@
 // session, status). The work is in src/lab/; this file maps options to it.
 import { homedir } from 'node:os';
 import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
-import { defaultOutDir } from '../../session/session-options.js';
+import { join, resolve } from 'node:path';
+import { runFolderName } from '../../session/session-options.js';
 import { execFileSync } from 'node:child_process';
 import { defineCommand } from '../command.js';
 import type { CommandGroup, CommandContext } from '../command.js';
@@ -218,8 +218,7 @@ function labResultsFolder(cwd: string, out: string | undefined): { outDir?: stri
   } catch {
     return {};
   }
-  const name = basename(defaultOutDir(cwd, new Date())).replace(/^xrunhunt-/, 'xrunhunt-lab-');
-  return { outDir: join(cwd, name) };
+  return { outDir: join(cwd, runFolderName(new Date(), 'lab')) };
 }
 
 const build = defineCommand({

@@ -5,7 +5,7 @@ import { sessionMachineOptions } from '../session-machine.js';
 import { KERNEL_CAPTURE_OPTIONS, RECORDER_OPTIONS } from '../capture-options.js';
 import type { RecorderMode } from '../../run/recorder-probe.js';
 import { tmpdir } from 'node:os';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { claimBundleFolder, claimedFolderNote } from '../../run/bundle-folder.js';
 import { defineCommand } from '../command.js';
 import { phaseCases, renderJunit } from '../../run/junit.js';
@@ -20,6 +20,7 @@ import {
   DEFAULT_RATE,
   DEFAULT_RT_PRIORITY,
   defaultOutDir,
+  runFolderName,
   parseSessionValues,
 } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
@@ -247,7 +248,7 @@ Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
       : null;
     if (periodChoice) plan.params.periodFrames = periodChoice.periodFrames;
     // Claimed last, once every option has been checked: a refused run creates no folder.
-    const claimed = claimBundleFolder(asked, basename(defaultOutDir(asked, new Date())));
+    const claimed = claimBundleFolder(asked, runFolderName(new Date()));
     const outDir = claimed.dir;
     plan.params.outDir = outDir;
     const moved = claimedFolderNote(claimed);

@@ -4,7 +4,7 @@
 import { UsageError } from '../../errors.js';
 import { sessionMachineOptions } from '../session-machine.js';
 import { tmpdir } from 'node:os';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { claimBundleFolder, claimedFolderNote } from '../../run/bundle-folder.js';
 import { KERNEL_CAPTURE_OPTIONS } from '../capture-options.js';
 import { defineCommand } from '../command.js';
@@ -20,8 +20,8 @@ import {
   DEFAULT_PERIODS,
   DEFAULT_RATE,
   DEFAULT_RT_PRIORITY,
-  defaultOutDir,
   parseSessionValues,
+  runFolderName,
 } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
 import { KNOBS, resolveKnobs } from '../../try/knobs/index.js';
@@ -187,10 +187,7 @@ Exit status: 0 the change cut xruns significantly, 2 it did not (or nothing to t
     const claimed =
       v.out === undefined
         ? null
-        : claimBundleFolder(
-            resolve(io.cwd, v.out),
-            basename(defaultOutDir(io.cwd, new Date())).replace(/^xrunhunt-/, 'xrunhunt-try-'),
-          );
+        : claimBundleFolder(resolve(io.cwd, v.out), runFolderName(new Date(), 'try'));
     const outDir = claimed?.dir ?? null;
     const moved = claimed === null ? null : claimedFolderNote(claimed);
     if (moved !== null) io.stderr.write(`xrunhunt: note: ${moved}\n`);

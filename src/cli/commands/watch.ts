@@ -5,7 +5,7 @@
 import { KERNEL_CAPTURE_OPTIONS, RECORDER_OPTIONS } from '../capture-options.js';
 import type { RecorderMode } from '../../run/recorder-probe.js';
 import { readFileSync, readdirSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { claimBundleFolder, claimedFolderNote } from '../../run/bundle-folder.js';
 import { defineCommand } from '../command.js';
 import { phaseCases, renderJunit } from '../../run/junit.js';
@@ -19,7 +19,7 @@ import { UsageError } from '../../errors.js';
 import { parseDuration, parseInteger } from '../../units.js';
 import { discoverAsound } from '../../proc/index.js';
 import { machineId } from '../../bundle/index.js';
-import { defaultOutDir } from '../../session/session-options.js';
+import { runFolderName } from '../../session/session-options.js';
 import { defaultSessionDeps } from '../../session/default-deps.js';
 import { journalFolderFor, writeJournalFolderNotes } from '../journal-folder.js';
 import { createLoadSampler } from '../../watch/load-sampler.js';
@@ -200,9 +200,8 @@ Exit status: 0 no xruns, 2 xruns seen, 1 error or nothing playing.`,
     // Nothing is changed before we know there is something to watch.
     const targets = findWatchTargets({ pcms, roots, jack: jack !== null }, deps);
 
-    const def = defaultOutDir(io.cwd, new Date());
-    const watchName = basename(def).replace(/^xrunhunt-/, 'xrunhunt-watch-');
-    const asked = resolve(io.cwd, v.out ?? join(dirname(def), watchName));
+    const watchName = runFolderName(new Date(), 'watch');
+    const asked = resolve(io.cwd, v.out ?? watchName);
     const journal = journalFolderFor(io);
     writeJournalFolderNotes(io, journal);
     const human = !v.json && !v.tui;
