@@ -56,3 +56,80 @@ export async function ensureJack(): Promise<JackServer> {
   await stop();
   throw new Error(`jackd did not accept clients within ${START_TIMEOUT_MS} ms`);
 }
+
+/** One JACK xrun callback on CLOCK_MONOTONIC (ms), to line up with `play`'s monotonicNs. */
+export interface ServerLateCycle {
+  monotonicMs: number;
+  delayedUs: number;
+}
+
+/** A passive JACK client recording the server's own xruns while a real-time test runs. */
+export interface ServerLatenessProbe {
+  /** Closes the client; returns every xrun callback seen, oldest first. */
+  stop(): Promise<ServerLateCycle[]>;
+}
+
+const monotonicMs = (): number => Number(process.hrtime.bigint() / 1000n) / 1000;
+
+/**
+ * The peer measured in the same run for a player on JACK: when the JACK server's own cycle is
+ * late (JackTimedDriver's "Process XRun", a client blocking the graph, or this VM's vCPUs
+ * stalling every thread at once), no client could have kept time, so a player's silence at
+ * that moment is the machine's. Uses xrunhunt's own observer (owns no ports, cannot cause one).
+ */
+export async function probeServerLateness(): Promise<ServerLatenessProbe> {
+  const { openJackObserver } = await import('../../src/jack/jack-observer.js');
+  const observer = openJackObserver({
+    server: null,
+    clientName: 'xrh-test-peer',
+    now: monotonicMs,
+  });
+  return {
+    async stop() {
+      const seen = observer.callbacks.map((c) => ({
+        monotonicMs: c.atMs,
+        delayedUs: c.delayedUs,
+      }));
+      await observer.close();
+      return seen;
+    },
+  };
+}
+
+/** What a real-time play test needs of one reported xrun. */
+export interface TimedXrun {
+  monotonicNs: string;
+  durationMs: number;
+}
+
+// A machine stall shows on the server as a burst: measured here, the player's 15–41 ms
+// silences each sat inside a run of 8–30 server callbacks ~6 ms apart, while scattered single
+// callbacks (a few µs late) come at 1–10 per second anyway. So a silence is the machine's only
+// when at least BURST_CALLBACKS callbacks fall in it and they span at least half of it.
+const BURST_CALLBACKS = 3;
+const BURST_SPAN_SHARE = 0.5;
+// Callbacks are stamped when delivered, through the same stalled machine: a little after.
+const CALLBACK_LAG_MS = 10;
+
+/**
+ * Splits a player's xruns into those the JACK server was late throughout as well (a burst of
+ * its own xrun callbacks spans the player's silence) and the player's own.
+ */
+export function splitByServerLateness<X extends TimedXrun>(
+  xruns: X[],
+  late: ServerLateCycle[],
+): { machine: X[]; own: X[] } {
+  const machine: X[] = [];
+  const own: X[] = [];
+  for (const x of xruns) {
+    const detectMs = Number(BigInt(x.monotonicNs) / 1000n) / 1000;
+    const fromMs = detectMs - x.durationMs;
+    const inside = late
+      .map((c) => c.monotonicMs)
+      .filter((t) => t >= fromMs && t <= detectMs + CALLBACK_LAG_MS);
+    const span = inside.length > 0 ? Math.max(...inside) - Math.min(...inside) : 0;
+    const burst = inside.length >= BURST_CALLBACKS && span >= x.durationMs * BURST_SPAN_SHARE;
+    (burst ? machine : own).push(x);
+  }
+  return { machine, own };
+}

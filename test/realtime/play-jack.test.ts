@@ -4,7 +4,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadavg } from 'node:os';
 import { runCli } from '../helpers/cli.js';
-import { ensureJack, jackMissingReason } from '../helpers/jack.js';
+import {
+  ensureJack,
+  jackMissingReason,
+  probeServerLateness,
+  splitByServerLateness,
+} from '../helpers/jack.js';
 import type { JackServer } from '../helpers/jack.js';
 
 const missing = jackMissingReason();
@@ -38,19 +43,28 @@ test(
   'an idle 20 s run at period 64 / buffer 128 keeps time: under 1 % of it silent, none flagged injected',
   { skip: missing ?? false, timeout: 60_000 },
   async () => {
+    const peer = await probeServerLateness();
     const r = await runCli(['play', '--device', 'plug:jack', '--duration', '20s', '--json'], {
       timeoutMs: 50_000,
     });
+    const serverLate = await peer.stop();
     const j = JSON.parse(r.stdout) as PlayJson;
     assert.equal(j.granted.periodFrames, 64);
     assert.equal(j.granted.bufferFrames, 128);
     assert.equal(j.policy.policy, 'SCHED_FIFO', r.stderr);
-    // A 2.67 ms buffer on a shared 2-core VM is not xrun-free: idle runs here had 1 late
-    // wake-up per 20 s at load 0.2 and 7 (24 ms of silence in all) at load 1.7. What holds
-    // is that the engine keeps up: the silent share stays far under 1 % (measured ≤ 0.12 %),
-    // and nothing is mistaken for an injected stall.
-    const seen = `xruns at ${j.xruns.map((x) => `${x.time.toFixed(2)}s/${x.durationMs}ms`).join(', ')} (load average ${loadavg()[0]?.toFixed(1)})`;
-    const silentMs = j.xruns.reduce((sum, x) => sum + x.durationMs, 0);
+    // A 2.67 ms buffer on a shared 2-core VM is not xrun-free. Two kinds were measured here:
+    // late wake-ups of 0.1–3 ms (1–7 per 20 s), and 15–41 ms silences while the whole machine
+    // crawled — a sched_switch trace showed jackd's own RT thread and libjack's thread each
+    // "running" ~2.9 ms for a few µs of work, the other vCPU idle, the writer asleep (0.3 ms on
+    // CPU in a 37 ms window): the host's vCPU scheduling, not the player. The peer measured in
+    // the same run tells them apart: the JACK server's own xrun callbacks come in a burst
+    // spanning every silence of the second kind (and none spans an injected stall: see the
+    // next test). What must hold is that the player's own silences stay far under 1 %.
+    const { machine, own } = splitByServerLateness(j.xruns, serverLate);
+    const list = (xs: PlayJson['xruns']): string =>
+      xs.map((x) => `${x.time.toFixed(2)}s/${x.durationMs}ms`).join(', ') || 'none';
+    const seen = `own xruns ${list(own)}; machine stalls (JACK server late too) ${list(machine)}; ${serverLate.length} server xrun callbacks (load average ${loadavg()[0]?.toFixed(1)})`;
+    const silentMs = own.reduce((sum, x) => sum + x.durationMs, 0);
     assert.ok(silentMs < 20_000 * 0.01, `${silentMs.toFixed(1)} ms silent; ${seen}`);
     assert.equal(j.xruns.filter((x) => x.injected).length, 0, seen);
     assert.equal(r.code, j.xruns.length === 0 ? 0 : 2, r.stderr);
@@ -64,10 +78,12 @@ test(
   '--inject-stall 20x5 yields exactly 5 injected xruns with plausible durations, and playback continues',
   { skip: missing ?? false, timeout: 60_000 },
   async () => {
+    const peer = await probeServerLateness();
     const r = await runCli(
       ['play', '--device', 'plug:jack', '--duration', '6s', '--inject-stall', '20x5', '--json'],
       { timeoutMs: 40_000 },
     );
+    const serverLate = await peer.stop();
     const j = JSON.parse(r.stdout) as PlayJson;
     assert.equal(r.code, 2, r.stderr);
     assert.equal(j.stallsInjected, 5);
@@ -75,9 +91,17 @@ test(
     const seen = `xruns at ${j.xruns.map((x) => `${x.time.toFixed(2)}s/${x.durationMs}ms${x.injected ? '*' : ''}`).join(', ')} (* = injected; load average ${loadavg()[0]?.toFixed(1)})`;
     // Exactly the five injected stalls are flagged. Spontaneous late wake-ups happen on this
     // shared 2-core VM (0–2 per 6 s run of 1.6–9.5 ms at load 0.4–1.5): they are tolerated
-    // while their silence stays under 1 % of the run, as in the idle test above.
+    // while their silence stays under 1 % of the run, as in the idle test above, where the
+    // machine stalls the JACK server was late for too are told apart by the same peer.
     assert.equal(injected.length, 5, seen);
-    const spontaneousMs = j.xruns.filter((x) => !x.injected).reduce((n, x) => n + x.durationMs, 0);
+    const { machine, own } = splitByServerLateness(j.xruns, serverLate);
+    // The peer never excuses the player's own stall: no injected one is put down to the machine.
+    assert.equal(
+      machine.filter((x) => x.injected).length,
+      0,
+      `${seen}; ${serverLate.length} server callbacks`,
+    );
+    const spontaneousMs = own.filter((x) => !x.injected).reduce((n, x) => n + x.durationMs, 0);
     assert.ok(spontaneousMs < 6_000 * 0.01, `${spontaneousMs.toFixed(1)} ms spontaneous; ${seen}`);
     const bufferMs = (j.granted.bufferFrames / j.granted.rate) * 1000;
     for (const x of injected) {
