@@ -11,6 +11,7 @@ import {
   readFileSync,
   readdirSync,
   renameSync,
+  rmdirSync,
   rmSync,
   writeFileSync,
   closeSync,
@@ -285,11 +286,18 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
     let finalResults = results;
     if (outDir) {
       mkdirSync(join(outDir, '..'), { recursive: true });
-      rmSync(outDir, { recursive: true, force: true });
+      // The folder is new or was empty at the start (checked above; the CLI claims it). Only
+      // an empty one is replaced: whatever appeared in it during the run is kept, and the
+      // results are copied beside it without replacing any of it.
+      try {
+        rmdirSync(outDir);
+      } catch {
+        // missing (fine) or no longer empty (the copy below keeps what is there)
+      }
       try {
         renameSync(results, outDir);
       } catch {
-        cpSync(results, outDir, { recursive: true });
+        cpSync(results, outDir, { recursive: true, force: false });
       }
       finalResults = outDir;
       rmSync(work, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { claimBundleFolder, claimedFolderNote } from './bundle-folder.js';
+import { claimBundleFolder, claimedFolderNote, releaseEmptyClaim } from './bundle-folder.js';
 import { XrunhuntError } from '../errors.js';
 
 const work = mkdtempSync(join(tmpdir(), 'xrunhunt-claim-'));
@@ -17,11 +17,27 @@ test('a missing folder is created (parents too) and an empty one is used as it i
     dir: missing,
     asked: missing,
     inside: false,
+    created: true,
   });
   assert.deepEqual(readdirSync(missing), []);
   const c = claimBundleFolder(missing, 'xrunhunt-x');
   assert.equal(c.dir, missing);
+  assert.equal(c.created, false);
   assert.equal(claimedFolderNote(c), null);
+});
+
+test("a refused run gives back only an empty folder it made: never the user's, never one with files", () => {
+  const users = join(work, 'users-empty');
+  mkdirSync(users);
+  releaseEmptyClaim(claimBundleFolder(users, 'xrunhunt-x'));
+  assert.deepEqual(readdirSync(users), [], "the user's own empty folder stays");
+  const made = join(work, 'made');
+  releaseEmptyClaim(claimBundleFolder(made, 'xrunhunt-x'));
+  assert.throws(() => readdirSync(made), /ENOENT/);
+  const written = claimBundleFolder(join(work, 'written'), 'xrunhunt-x');
+  writeFileSync(join(written.dir, 'events.jsonl'), '{}\n');
+  releaseEmptyClaim(written);
+  assert.deepEqual(readdirSync(written.dir), ['events.jsonl']);
 });
 
 test('a folder that holds files gets a new subfolder each time; its files stay as they were', () => {

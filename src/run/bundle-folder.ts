@@ -3,7 +3,7 @@
 // replaces and scrubs the files it writes: so a new or empty DIR is used as it is, and a DIR
 // that already holds anything gets a fresh subfolder of its own. A run never writes over,
 // scrubs or removes a file it did not create.
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, errorMessage, XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
@@ -15,6 +15,8 @@ export interface ClaimedFolder {
   asked: string;
   /** True when `asked` already held files and `dir` is a new folder inside it. */
   inside: boolean;
+  /** True when this claim made `dir` (so it may remove it again while it is empty). */
+  created: boolean;
 }
 
 /** How many numbered names (`NAME-2` …) are tried when NAME exists already. */
@@ -43,13 +45,13 @@ export function claimBundleFolder(asked: string, subName: string): ClaimedFolder
     } catch (err) {
       throw folderError(where, err);
     }
-    return { dir: asked, asked, inside: false };
+    return { dir: asked, asked, inside: false, created: entries === null };
   }
   for (let n = 1; n <= MAX_SUFFIX; n++) {
     const dir = join(asked, n === 1 ? subName : `${subName}-${n}`);
     try {
       mkdirSync(dir);
-      return { dir, asked, inside: true };
+      return { dir, asked, inside: true, created: true };
     } catch (err) {
       if (errnoCode(err) !== 'EEXIST') throw folderError(quoteUntrusted(dir), err);
     }
@@ -76,4 +78,14 @@ export function claimedFolderNote(c: ClaimedFolder): string | null {
   return c.inside
     ? `--out ${quoteUntrusted(c.asked)} already holds files, which are left as they are; this run writes to ${quoteUntrusted(c.dir)}`
     : null;
+}
+
+/** Removes a claimed folder again when the run was refused before writing into it (empty only). */
+export function releaseEmptyClaim(c: ClaimedFolder): void {
+  if (!c.created) return;
+  try {
+    rmdirSync(c.dir);
+  } catch {
+    // not empty (something was written, keep it) or already gone
+  }
 }

@@ -1,7 +1,7 @@
 // `xrunhunt lab` input handling through the real CLI: clear errors, nothing lost, no VM needed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
@@ -18,6 +18,28 @@ test('lab run --profile without a built kernel names the profile and says how to
     assert.match(r.stderr, /no lab kernel is built for profile "debug"/);
     assert.match(r.stderr, /xrunhunt lab build --profile debug/);
     assert.doesNotMatch(r.stderr, /at .*\.ts:\d+/, 'no stack trace');
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
+});
+
+test("lab run --out a folder holding files: claimed like a session's (a note, a subfolder), and a refused run leaves the folder as it was", async () => {
+  const cache = emptyCache();
+  const mine = join(cache, 'mine');
+  mkdirSync(mine);
+  writeFileSync(join(mine, 'o'), 'my notes\n');
+  try {
+    const r = await runCli(['lab', 'run', '--profile', 'debug', '--out', mine, '--', 'doctor'], {
+      env: { XRUNHUNT_LAB_CACHE: cache },
+    });
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      /already holds files, which are left as they are; this run writes to .*xrunhunt-lab-/,
+    );
+    assert.match(r.stderr, /no lab kernel is built for profile "debug"/);
+    assert.deepEqual(readdirSync(mine), ['o'], 'the refused run took its empty subfolder back');
+    assert.equal(readFileSync(join(mine, 'o'), 'utf8'), 'my notes\n');
   } finally {
     rmSync(cache, { recursive: true, force: true });
   }

@@ -4,6 +4,12 @@ import { homedir } from 'node:os';
 import { accessSync, constants, existsSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { runFolderName } from '../../session/session-options.js';
+import {
+  claimBundleFolder,
+  claimedFolderNote,
+  releaseEmptyClaim,
+} from '../../run/bundle-folder.js';
+import type { ClaimedFolder } from '../../run/bundle-folder.js';
 import { execFileSync } from 'node:child_process';
 import { defineCommand } from '../command.js';
 import type { CommandGroup, CommandContext } from '../command.js';
@@ -108,7 +114,7 @@ const RUN_OPTIONS = {
     type: 'string',
     valueName: 'DIR',
     description:
-      'the results folder (command output files, dmesg.txt; new or empty; default: ./xrunhunt-lab-<date>-<time>/)',
+      'the results folder (command output files, dmesg.txt; default: ./xrunhunt-lab-<date>-<time>/); one that already holds files gets a new xrunhunt-lab-… subfolder',
   },
   accel: {
     type: 'string',
@@ -162,6 +168,9 @@ async function bootWith(
       { hint: 'add --pipewire timer or --pipewire irq' },
     );
   }
+  const results = labResultsFolder(ctx.io.cwd, v.out);
+  const note = results.claimed ? claimedFolderNote(results.claimed) : null;
+  if (note !== null) ctx.io.stderr.write(`xrunhunt: note: ${note}\n`);
   const result = await runLab({
     ...(v.profile !== undefined ? { profile: v.profile } : {}),
     ...(v.kernel !== undefined ? { kernelPath: v.kernel } : {}),
@@ -184,12 +193,16 @@ async function bootWith(
           pipewireBuild: parsePipewireBuildChoice(v['pipewire-build']),
         }
       : {}),
-    ...labResultsFolder(ctx.io.cwd, v.out),
+    ...(results.outDir !== undefined ? { outDir: results.outDir } : {}),
     showConsole: v.console,
     env: ctx.io.env,
     signal: ctx.signal,
     stdout: ctx.io.stdout,
     stderr: ctx.io.stderr,
+  }).catch((err: unknown) => {
+    // A run refused before the guest started leaves no empty folder of its own behind.
+    if (results.claimed) releaseEmptyClaim(results.claimed);
+    throw err;
   });
   if (result.interrupted) return 130;
   if (result.exitCode === null) {
@@ -207,12 +220,19 @@ async function bootWith(
 }
 
 /**
- * Where a lab run's results end up: --out, else ./xrunhunt-lab-<date>-<time>/ where the user
- * ran it (found again, like a session's folder), else — a folder they cannot write — the temp
- * folder the last `lab:` line names.
+ * Where a lab run's results end up: --out, claimed as session/watch/try claim it (a new or
+ * empty folder is used, one holding files gets a fresh xrunhunt-lab-… folder inside), else
+ * ./xrunhunt-lab-<date>-<time>/ where the user ran it (found again, like a session's folder),
+ * else — a folder they cannot write — the temp folder the last `lab:` line names.
  */
-function labResultsFolder(cwd: string, out: string | undefined): { outDir?: string } {
-  if (out !== undefined) return { outDir: resolve(cwd, out) };
+function labResultsFolder(
+  cwd: string,
+  out: string | undefined,
+): { outDir?: string; claimed?: ClaimedFolder } {
+  if (out !== undefined) {
+    const claimed = claimBundleFolder(resolve(cwd, out), runFolderName(new Date(), 'lab'));
+    return { outDir: claimed.dir, claimed };
+  }
   try {
     accessSync(cwd, constants.W_OK);
   } catch {
