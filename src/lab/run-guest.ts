@@ -25,6 +25,7 @@ import { XrunhuntError } from '../errors.js';
 import { formatDuration } from '../units.js';
 import { qemuArgs } from './qemu-command.js';
 import type { SoundCardName } from './sound-cards.js';
+import { cardRegisterWaitLines } from './sound-cards.js';
 import type { Accel, PreemptModel } from './qemu-command.js';
 import { GUEST_CONTROL_DIRNAME, GUEST_WORK_DIR, renderRunScript } from './guest-script.js';
 import { guestPathRewriter } from './guest-path-rewrite.js';
@@ -151,9 +152,14 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
       ...(opts.pipewire ? { pipewire: opts.pipewire } : {}),
     }),
   );
-  if (opts.kernel.modulesScript) {
-    writeFileSync(join(control, 'modules.sh'), opts.kernel.modulesScript.join('\n'));
-  }
+  writeFileSync(
+    join(control, 'modules.sh'),
+    [
+      ...(opts.kernel.modulesScript ?? ['#!/bin/sh']),
+      ...cardRegisterWaitLines(opts.cards ?? []),
+      '',
+    ].join('\n'),
+  );
   const scratch = opts.scratchBytes > 0 ? join(work, 'scratch.img') : undefined;
   const started = Date.now();
   const consoleLines: string[] = [];

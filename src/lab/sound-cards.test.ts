@@ -4,7 +4,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { XrunhuntError } from '../errors.js';
+import { spawnSync } from 'node:child_process';
 import {
+  CARD_REGISTER_WAIT_S,
+  cardRegisterWaitLines,
   defaultAlsaDevice,
   labDeviceArgs,
   findMissingCardDrivers,
@@ -135,4 +138,15 @@ test('lab run gives playing commands without --device the first card hw device, 
     [],
   ])
     assert.deepEqual(labDeviceArgs(args, ['hda']), [], args.join(' '));
+});
+
+test('the guest waits for every card to register before the payload: one bounded wait per id, valid sh', () => {
+  const lines = cardRegisterWaitLines(['hda', 'usb', 'hda']);
+  assert.equal(lines.length, 3, 'Dummy (always loaded), Intel, Audio; no duplicates');
+  for (const [i, id] of ['Dummy', 'Intel', 'Audio'].entries()) {
+    assert.match(lines[i]!, new RegExp(`grep -q '\\\\\\[${id} \\*\\\\\\]' /proc/asound/cards`));
+    assert.match(lines[i]!, new RegExp(`-gt ${CARD_REGISTER_WAIT_S * 10} \\]`));
+  }
+  const r = spawnSync('sh', ['-n'], { input: lines.join('\n'), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
 });

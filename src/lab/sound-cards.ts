@@ -121,6 +121,24 @@ export function defaultAlsaDevice(cards: readonly SoundCardName[]): string {
   return `hw:CARD=${CARDS[first].alsaId},DEV=0`;
 }
 
+// How long the guest waits for every card to register (s). snd-hda-intel probes its codec in
+// a work item after modprobe returns: in one CI run under load the payload's first
+// `cat /proc/asound/cards` came before the HDA card, which played a moment later.
+export const CARD_REGISTER_WAIT_S = 30;
+
+/**
+ * Shell lines (for the guest's modules.sh, run before the payload) that wait until every
+ * card's id is in /proc/asound/cards, so no command starts before its card exists; a card
+ * that never appears is said on stderr and the payload still runs (its own checks then fail).
+ */
+export function cardRegisterWaitLines(cards: readonly SoundCardName[]): string[] {
+  const ids = [...new Set([DEFAULT_SOUND_CARD, ...cards].map((c) => CARDS[c].alsaId))];
+  return ids.map(
+    (id) =>
+      `i=0; while ! grep -q '\\[${id} *\\]' /proc/asound/cards 2>/dev/null; do i=$((i+1)); [ $i -gt ${CARD_REGISTER_WAIT_S * 10} ] && { echo "xrunhunt-lab: card ${id} did not register within ${CARD_REGISTER_WAIT_S} s" >&2; break; }; sleep 0.1; done`,
+  );
+}
+
 /** The commands that play on an ALSA device (--device) and so default to the lab card's. */
 const PLAYING_COMMANDS = ['session', 'try', 'stress', 'play'];
 
