@@ -245,7 +245,20 @@ test(
     assert.ok(hits.length >= 3, `at least 3 XRUNs in the hog's windows, got ${hits.length}`);
     // FIFO 90 → kernel prio 9. Ranked over these XRUNs the hog comes first; per XRUN it was the
     // largest part in 3/3, 5/7 and 16/23 (captures at load 7–10); margin: 50 %.
-    const top = topBlocker(hits);
+    // Not ranked: XRUNs the breakdown itself puts down to a period interrupt that came late with
+    // no sign of interrupts off ("the device, the hypervisor …"). Under TCG that is QEMU's HDA
+    // timer firing late on a loaded host, a TCG artefact. In one CI run, 3 such XRUNs (of 14)
+    // summed more milliseconds than the hog's 10 and came first by total time. They stay a
+    // minority (at most a third), so the exclusion cannot empty the check.
+    const deviceLate = (b: XrunBreakdown): boolean =>
+      b.cls === 'irq-latency' &&
+      /came late \(no sign of interrupts off/.test(b.parts[0]?.name ?? '');
+    const lateDevice = hits.filter(deviceLate);
+    assert.ok(
+      lateDevice.length * 3 <= hits.length,
+      `${lateDevice.length} of ${hits.length} put down to a late device interrupt`,
+    );
+    const top = topBlocker(hits.filter((b) => !deviceLate(b)));
     assert.deepEqual([top?.kind, top?.name, top?.prio], ['task', 'xrunhog', 9]);
     const blocked = share(
       hits,
