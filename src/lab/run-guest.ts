@@ -25,7 +25,7 @@ import { XrunhuntError } from '../errors.js';
 import { formatDuration } from '../units.js';
 import { qemuArgs } from './qemu-command.js';
 import type { SoundCardName } from './sound-cards.js';
-import { cardRegisterWaitLines } from './sound-cards.js';
+import { cardRegisterWaitLines, DEFAULT_SOUND_CARD } from './sound-cards.js';
 import type { Accel, PreemptModel } from './qemu-command.js';
 import { GUEST_CONTROL_DIRNAME, GUEST_WORK_DIR, renderRunScript } from './guest-script.js';
 import { guestPathRewriter } from './guest-path-rewrite.js';
@@ -156,7 +156,7 @@ export async function runInGuest(opts: GuestRunOptions): Promise<GuestRunResult>
     join(control, 'modules.sh'),
     [
       ...(opts.kernel.modulesScript ?? ['#!/bin/sh']),
-      ...cardRegisterWaitLines(opts.cards ?? []),
+      ...cardRegisterWaitLines(opts.cards ?? [DEFAULT_SOUND_CARD]),
       '',
     ].join('\n'),
   );

@@ -132,7 +132,7 @@ export const CARD_REGISTER_WAIT_S = 30;
  * that never appears is said on stderr and the payload still runs (its own checks then fail).
  */
 export function cardRegisterWaitLines(cards: readonly SoundCardName[]): string[] {
-  const ids = [...new Set([DEFAULT_SOUND_CARD, ...cards].map((c) => CARDS[c].alsaId))];
+  const ids = [...new Set(cards.map((c) => CARDS[c].alsaId))];
   return ids.map(
     (id) =>
       `i=0; while ! grep -q '\\[${id} *\\]' /proc/asound/cards 2>/dev/null; do i=$((i+1)); [ $i -gt ${CARD_REGISTER_WAIT_S * 10} ] && { echo "xrunhunt-lab: card ${id} did not register within ${CARD_REGISTER_WAIT_S} s" >&2; break; }; sleep 0.1; done`,
