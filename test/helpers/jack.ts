@@ -3,6 +3,8 @@
 // and stops it again by PID — never a server it did not start.
 import { spawn, spawnSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { openJackObserver } from '../../src/jack/jack-observer.js';
+import type { JackXrunCallback } from '../../src/jack/jack-incidents.js';
 
 export interface JackServer {
   /** Whether this helper started it (and will stop it). */
@@ -57,16 +59,13 @@ export async function ensureJack(): Promise<JackServer> {
   throw new Error(`jackd did not accept clients within ${START_TIMEOUT_MS} ms`);
 }
 
-/** One JACK xrun callback on CLOCK_MONOTONIC (ms), to line up with `play`'s monotonicNs. */
-export interface ServerLateCycle {
-  monotonicMs: number;
-  delayedUs: number;
-}
-
 /** A passive JACK client recording the server's own xruns while a real-time test runs. */
 export interface ServerLatenessProbe {
-  /** Closes the client; returns every xrun callback seen, oldest first. */
-  stop(): Promise<ServerLateCycle[]>;
+  /**
+   * Closes the client; returns every xrun callback seen, oldest first, with `atMs` on
+   * CLOCK_MONOTONIC (ms) to line up with `play`'s monotonicNs.
+   */
+  stop(): Promise<JackXrunCallback[]>;
 }
 
 const monotonicMs = (): number => Number(process.hrtime.bigint() / 1000n) / 1000;
@@ -77,8 +76,7 @@ const monotonicMs = (): number => Number(process.hrtime.bigint() / 1000n) / 1000
  * stalling every thread at once), no client could have kept time, so a player's silence at
  * that moment is the machine's. Uses xrunhunt's own observer (owns no ports, cannot cause one).
  */
-export async function probeServerLateness(): Promise<ServerLatenessProbe> {
-  const { openJackObserver } = await import('../../src/jack/jack-observer.js');
+export function probeServerLateness(): ServerLatenessProbe {
   const observer = openJackObserver({
     server: null,
     clientName: 'xrh-test-peer',
@@ -86,10 +84,7 @@ export async function probeServerLateness(): Promise<ServerLatenessProbe> {
   });
   return {
     async stop() {
-      const seen = observer.callbacks.map((c) => ({
-        monotonicMs: c.atMs,
-        delayedUs: c.delayedUs,
-      }));
+      const seen = [...observer.callbacks];
       await observer.close();
       return seen;
     },
@@ -117,7 +112,7 @@ const CALLBACK_LAG_MS = 10;
  */
 export function splitByServerLateness<X extends TimedXrun>(
   xruns: X[],
-  late: ServerLateCycle[],
+  late: readonly JackXrunCallback[],
 ): { machine: X[]; own: X[] } {
   const machine: X[] = [];
   const own: X[] = [];
@@ -125,7 +120,7 @@ export function splitByServerLateness<X extends TimedXrun>(
     const detectMs = Number(BigInt(x.monotonicNs) / 1000n) / 1000;
     const fromMs = detectMs - x.durationMs;
     const inside = late
-      .map((c) => c.monotonicMs)
+      .map((c) => c.atMs)
       .filter((t) => t >= fromMs && t <= detectMs + CALLBACK_LAG_MS);
     const span = inside.length > 0 ? Math.max(...inside) - Math.min(...inside) : 0;
     const burst = inside.length >= BURST_CALLBACKS && span >= x.durationMs * BURST_SPAN_SHARE;

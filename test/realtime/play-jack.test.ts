@@ -43,7 +43,7 @@ test(
   'an idle 20 s run at period 64 / buffer 128 keeps time: under 1 % of it silent, none flagged injected',
   { skip: missing ?? false, timeout: 60_000 },
   async () => {
-    const peer = await probeServerLateness();
+    const peer = probeServerLateness();
     const r = await runCli(['play', '--device', 'plug:jack', '--duration', '20s', '--json'], {
       timeoutMs: 50_000,
     });
@@ -78,7 +78,7 @@ test(
   '--inject-stall 20x5 yields exactly 5 injected xruns with plausible durations, and playback continues',
   { skip: missing ?? false, timeout: 60_000 },
   async () => {
-    const peer = await probeServerLateness();
+    const peer = probeServerLateness();
     const r = await runCli(
       ['play', '--device', 'plug:jack', '--duration', '6s', '--inject-stall', '20x5', '--json'],
       { timeoutMs: 40_000 },

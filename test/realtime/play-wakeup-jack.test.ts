@@ -49,7 +49,7 @@ test(
   'plug:jack --wakeup timer: falls back clearly (period wake-ups stay, said in wakeup and a warning) and keeps time for 10 s',
   { skip: missing ?? false, timeout: 60_000 },
   async () => {
-    const peer = await probeServerLateness();
+    const peer = probeServerLateness();
     const r = await runCli(
       ['play', '--device', 'plug:jack', '--wakeup', 'timer', '--duration', '10s', '--json'],
       { timeoutMs: 50_000 },
