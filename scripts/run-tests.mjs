@@ -192,16 +192,34 @@ function runJob(job, index, stream) {
     child.stderr.on('data', (d) => (stream ? process.stderr.write(d) : held.push(d)));
     child.on('close', (code) => {
       const seconds = (Date.now() - started) / 1000;
+      const cpuNow = reapedChildrenCpuSeconds();
+      const cpu = cpuNow !== null && reapedCpu !== null ? cpuNow - reapedCpu : null;
+      reapedCpu = cpuNow;
       const files = job.files.length > 1 ? ` (${job.files.length} files)` : '';
       if (!stream)
         process.stdout.write(`\n## ${job.name}${files}\n${Buffer.concat(held).toString()}`);
       // A job that died before its runner printed a summary still counts as failed.
       if ((code ?? 1) !== 0 && counts.fail === 0) counts.fail = 1;
-      process.stdout.write(`## ${job.name}: ${seconds.toFixed(1)} s, exit ${code}\n`);
-      resolve({ name: job.name, seconds, code: code ?? 1, ...counts });
+      const cpuText = cpu === null ? '' : `, ${cpu.toFixed(1)} s CPU`;
+      process.stdout.write(`## ${job.name}: ${seconds.toFixed(1)} s${cpuText}, exit ${code}\n`);
+      resolve({ name: job.name, seconds, cpu, code: code ?? 1, ...counts });
     });
   });
 }
+
+// CPU seconds of this runner's reaped children (and what they reaped in turn): /proc/self/stat's
+// cutime + cstime. Read when a job's process ends, the step is that job's CPU, its spawned CLIs
+// included; it says whether a slow job computes or waits. null off Linux.
+function reapedChildrenCpuSeconds() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[13]) + Number(f[14])) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+let reapedCpu = reapedChildrenCpuSeconds();
 
 let batchIndex = 0;
 async function runGroup(group) {
@@ -259,9 +277,16 @@ console.log('\n# wall time by group');
 for (const g of done)
   console.log(`  ${g.name.padEnd(9)} ${fmt(g.seconds).padStart(12)}  (${g.results.length} jobs)`);
 console.log(`  ${'all'.padEnd(9)} ${fmt((Date.now() - runStarted) / 1000).padStart(12)}`);
-console.log('# slowest jobs');
+console.log('# slowest jobs (wall, CPU)');
+const cpuOf = (r) => (r.cpu === null ? '' : `${fmt(r.cpu)} CPU`);
 for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, 5))
-  console.log(`  ${fmt(r.seconds).padStart(12)}  ${r.name}`);
+  console.log(`  ${fmt(r.seconds).padStart(12)}  ${cpuOf(r).padStart(14)}  ${r.name}`);
+if (results.some((r) => r.cpu !== null)) {
+  console.log('# most CPU (wall, CPU)');
+  for (const r of [...results].sort((a, b) => (b.cpu ?? 0) - (a.cpu ?? 0)).slice(0, 5))
+    console.log(`  ${fmt(r.seconds).padStart(12)}  ${cpuOf(r).padStart(14)}  ${r.name}`);
+  console.log(`  CPU of all jobs: ${fmt(sum('cpu'))}`);
+}
 const failed = results.filter((r) => r.code !== 0);
 if (failed.length > 0) console.log(`# failed jobs\n${failed.map((r) => `  ${r.name}`).join('\n')}`);
 console.log(`\ntests: ${sum('pass')} passed, ${sum('fail')} failed, ${sum('skipped')} skipped`);
