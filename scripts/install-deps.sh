@@ -1,42 +1,61 @@
 #!/usr/bin/env bash
-# Installs the Debian/Ubuntu packages xrunhunt uses (as root), then the npm dependencies
-# (which builds dist/). Safe to run again: apt and npm skip what is already there.
-#   libasound2, libasound2-plugins  libasound through koffi; the ALSA jack plugin (plug:jack)
-#   jackd2, libjack-jackd2-0        JACK dummy backend: a real clock without sound hardware;
-#                                   libjack for watch --jack (koffi binds libjack.so.0)
-#   alsa-utils                      aplay (peer in benchmarks), amixer
-#   qemu-system-x86, e2fsprogs      the lab VM and its ext4 scratch disk
-#   pipewire, pipewire-bin,         PipeWire + WirePlumber + pw-play in the lab guest
-#     wireplumber                     (lab --pipewire; the guest runs the host's programs)
-#   linux-source-6.1 + toolchain    the lab kernel build
-#   busybox-static                  the initramfs of Debian's own kernels (lab --kernel debian)
-#   tmux                            terminal tests of the dashboard
-#   chromium, fonts-dejavu-core     headless checks (and screenshots) of the HTML reports
-#   groff-base                      renders the generated man page in its test (warnings fail it)
-#   postgresql (15)                 the shared fleet store's tests start a throwaway cluster
-#                                   (initdb + pg_ctl from /usr/lib/postgresql/15/bin, no service)
+# Installs one set of the Debian/Ubuntu packages xrunhunt uses (as root), then the npm
+# dependencies (which builds dist/). Safe to run again: apt and npm skip what is already there.
+#   bash scripts/install-deps.sh                 the test set (what .ci/run needs: everything)
+#   bash scripts/install-deps.sh --set runtime   what a session on this machine's sound card needs
+#   bash scripts/install-deps.sh --set lab       runtime + what the lab VM needs (no sound card)
+#   bash scripts/install-deps.sh --set lab --no-install
+#                                                print what would be installed and why, and stop
+# The packages, each with what uses it, are in debian-packages.txt (the one list;
+# XRUNHUNT_PACKAGE_LIST reads another, for the tests of what is printed when some are missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PACKAGES=(
-  libasound2 libasound2-plugins alsa-utils jackd2 libjack-jackd2-0
-  qemu-system-x86 e2fsprogs
-  pipewire pipewire-bin wireplumber
-  linux-source-6.1 build-essential bc bison flex libelf-dev libssl-dev cpio xz-utils kmod busybox-static
-  tmux procps util-linux
-  chromium fonts-dejavu-core
-  groff-base
-  postgresql
-)
+set_name=test
+no_install=0
+while [ "$#" -gt 0 ]; do
+  case "$1" in
+  --set) set_name="${2:-}"; shift 2 ;;
+  --set=*) set_name="${1#--set=}"; shift ;;
+  --no-install) no_install=1; shift ;;
+  *)
+    echo "install-deps: unknown argument \"$1\" (expected --set runtime|lab|test, --no-install)" >&2
+    exit 1
+    ;;
+  esac
+done
+case "$set_name" in
+runtime) sets='runtime' ;;
+lab) sets='runtime lab' ;;
+test) sets='runtime lab test' ;;
+*)
+  echo "install-deps: --set must be runtime, lab or test, found \"$set_name\"" >&2
+  exit 1
+  ;;
+esac
+
+# "PACKAGE<TAB>WHY" for every package of the chosen sets.
+wanted=$(awk -v sets=" $sets " '
+  /^[ \t]*(#|$)/ { next }
+  index(sets, " " $1 " ") { why = $0; sub(/^[^ \t]+[ \t]+[^ \t]+[ \t]+/, "", why); print $2 "\t" why }
+' "${XRUNHUNT_PACKAGE_LIST:-debian-packages.txt}")
 
 missing=()
-for p in "${PACKAGES[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
+reasons=()
+while IFS=$'\t' read -r p why; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' && continue
+  missing+=("$p")
+  reasons+=("$why")
+done <<<"$wanted"
+
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "xrunhunt: these packages are missing; install them as root:" >&2
-    echo "  apt-get install --no-install-recommends ${missing[*]}" >&2
+  echo "xrunhunt: the $set_name set needs ${#missing[@]} Debian package(s) not installed here:" >&2
+  for i in "${!missing[@]}"; do printf '  %-20s %s\n' "${missing[$i]}" "${reasons[$i]}" >&2; done
+  line="apt-get install --no-install-recommends ${missing[*]}"
+  if [ "$no_install" = 1 ] || [ "$(id -u)" -ne 0 ]; then
+    echo "install them as root with:" >&2
+    echo "  $line" >&2
+    [ "$no_install" = 1 ] && exit 0
     exit 1
   fi
   export DEBIAN_FRONTEND=noninteractive
@@ -44,7 +63,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo 'jackd2 jackd/tweak_rt_limits boolean false' | debconf-set-selections
   apt-get update -q
   apt-get install -y -q --no-install-recommends "${missing[@]}"
+elif [ "$no_install" = 1 ]; then
+  echo "xrunhunt: every package of the $set_name set is installed" >&2
 fi
+[ "$no_install" = 1 ] && exit 0
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
   npm ci --no-audit --no-fund

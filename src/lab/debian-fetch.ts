@@ -33,7 +33,7 @@ import { ensurePackages } from './ensure-packages.js';
 import { buildInitramfs } from './initramfs-build.js';
 import { INJECTOR_SOURCES, injectorBuildCommand, injectorSourceHash } from './injector.js';
 import { repoRoot } from './lab-paths.js';
-import { aptInstallLine } from './packages.js';
+import { aptInstallLine, DEBIAN_KERNEL_PACKAGES } from './packages.js';
 import { runLogged } from './process-runner.js';
 
 const execFileP = promisify(execFile);
@@ -173,7 +173,7 @@ export async function ensureDebianKernel(
   let debBytes = cached?.debBytes ?? 0;
   // root/ appears only complete (renamed after unpack and depmod): reuse it when meta is gone.
   const unpacked = existsSync(join(layout.root, 'lib', 'modules', release, 'modules.dep'));
-  if (!cached) await ensurePackages({ ...opts, packages: ['busybox-static', 'kmod'] });
+  if (!cached) await ensurePackages({ ...opts, packages: DEBIAN_KERNEL_PACKAGES });
   if (!cached && !unpacked) {
     rmSync(layout.dir, { recursive: true, force: true });
     const dl = join(layout.dir, 'download');

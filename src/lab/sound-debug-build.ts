@@ -30,6 +30,7 @@ import { ensureDebianKernel } from './debian-fetch.js';
 import type { DebianKernelMeta } from './debian-fetch.js';
 import { headersDir, headersPackage } from './debian-kernel.js';
 import { ensurePackages } from './ensure-packages.js';
+import { SOUND_DEBUG_BUILD_PACKAGES } from './packages.js';
 import { kernelSourceTarball } from './lab-paths.js';
 import { runLogged } from './process-runner.js';
 import {
@@ -167,7 +168,7 @@ export async function ensureSoundDebugKernel(opts: SoundDebugOptions): Promise<S
   const release = debian.kernelRelease;
   const hdrPkg = headersPackage(release);
   const tarball = kernelSourceTarball(opts.env);
-  const wanted = [hdrPkg, 'linux-source-6.1', 'build-essential', 'bc', 'kmod', 'xz-utils'];
+  const wanted = [hdrPkg, ...SOUND_DEBUG_BUILD_PACKAGES];
   await ensurePackages({
     env: opts.env,
     signal: opts.signal,
