@@ -327,6 +327,36 @@ test('a noisy idle baseline: the conclusion names what the load adds, and the to
   assert.match(renderReportMarkdown(r), /## What the load adds over idle/);
 });
 
+test('an idle-only plan: no sentence about what the load adds or brings, the offender still concluded', () => {
+  const c = collected();
+  c.phases = c.phases.filter((p) => p.kind === 'idle');
+  const idleMs = [1_000, 2_500, 4_000, 5_500, 7_000, 8_500];
+  c.xruns = idleMs.map((ms) => ({ timeMs: ms, monotonicNs: START + ms * MS, durationMs: 3 }));
+  c.events = idleMs.map((ms) => kev(ms - 2, 'xrunhunt_inject_unlock'));
+  c.offenders = [
+    {
+      function: 'xrunhunt_inject_unlock',
+      module: 'xrunhunt_inject',
+      signature: 'xrunhunt_inject_unlock [xrunhunt_inject]',
+      count: 6,
+      share: 1,
+    },
+  ];
+  c.correlation = correlateXruns({
+    xruns: c.xruns,
+    events: c.events,
+    pcm: 'pcmC0D0p',
+    offsetNs: 0,
+    sessionStartNs: START,
+    bufferMs: 2.67,
+    phases: c.phases,
+  });
+  const r = buildSessionReport(c);
+  const text = r.conclusion.join('\n');
+  assert.doesNotMatch(text, /Idle baseline|No load phase|under load than idle|not what the load/);
+  assert.match(text, /xrunhunt_inject_unlock/);
+});
+
 test('a quiet idle phase adds no baseline lines to the conclusion', () => {
   const r = buildSessionReport(collected());
   assert.equal(r.loadEffect?.baseline.xruns, 0);

@@ -378,7 +378,9 @@ export function concludeSession(
  */
 export function concludeLoadEffect(r: SessionReport): string[] {
   const fx = r.loadEffect;
-  if (!fx || fx.baseline.xruns === 0) return [];
+  // An idle-only plan (the main job's demonstration, `--phases idle:20s`) has no load to weigh
+  // against the baseline: sentences about what the load adds would be about nothing.
+  if (!fx || fx.baseline.xruns === 0 || fx.phases.length === 0) return [];
   const lines: string[] = [];
   const base = fx.baseline;
   const added = fx.phases.filter((p) => p.significant);
