@@ -4,6 +4,7 @@
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode } from '../errors.js';
+import { readKallsyms } from '../proc/kallsyms-read.js';
 import { discoverAsound, readKernelConfig, readKernelRelease } from '../proc/index.js';
 import type {
   AudioProcess,
@@ -87,7 +88,12 @@ function tracing(procRoot: string, sysRoot: string): DoctorFacts['tracing'] {
       else tracefsError ??= `${dir}: ${code ?? (err as Error).message}`;
     }
   }
-  const kallsyms = readText(join(procRoot, 'kallsyms'));
+  let kallsyms: MaybeText;
+  try {
+    kallsyms = { text: readKallsyms(procRoot), error: undefined };
+  } catch (err) {
+    kallsyms = { text: undefined, error: errnoCode(err) ?? (err as Error).message };
+  }
   return {
     tracefs,
     tracefsError: tracefs ? undefined : tracefsError,

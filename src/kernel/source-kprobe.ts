@@ -11,6 +11,7 @@
 import { closeSync, constants, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { errnoCode, errorMessage, XrunhuntError } from '../errors.js';
+import { readKallsyms } from '../proc/kallsyms-read.js';
 import {
   SettingsJournal,
   assertNoLiveSession,
@@ -233,9 +234,13 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
       return n < SNAPSHOT_TRIES;
     });
     if (fresh.length === 0) return;
+    // A retry wants a new read: the last one lacked these modules' symbols.
+    const retry = fresh.some(
+      (m) => (snapshotTries.get(`${m.name}@${m.base.toString(16)}`) ?? 0) > 1,
+    );
     try {
       const syms = moduleSymbolsFromKallsyms(
-        readFileSync(join(procRoot, 'kallsyms'), 'utf8'),
+        readKallsyms(procRoot, retry),
         new Set(fresh.map((m) => m.name)),
       );
       for (const m of fresh) {

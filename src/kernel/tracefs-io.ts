@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { XrunhuntError, errnoCode } from '../errors.js';
+import { readKallsyms } from '../proc/kallsyms-read.js';
 import {
   chooseProbePoint,
   explainKprobeFailure,
@@ -60,7 +61,7 @@ export type ProbePointChoice =
 export function findProbePoint(procRoot = '/proc', sysRoot = '/sys'): ProbePointChoice {
   let kallsyms: string;
   try {
-    kallsyms = readFileSync(join(procRoot, 'kallsyms'), 'utf8');
+    kallsyms = readKallsyms(procRoot);
   } catch (err) {
     return {
       point: null,
