@@ -1,6 +1,10 @@
 // Per-period measurements (headroom, write-call time) in HDR histograms: constant memory,
 // 3 significant digits, exact extremes — what a p99.9 of a 10-minute run needs.
-import * as hdr from 'hdr-histogram-js';
+// The builder alone, not the package's index: the index loads HistogramLogWriter, whose module
+// start builds an Intl.NumberFormat (260 ms in the lab's emulated guest), in the playback worker
+// before the first period is written.
+import { build } from 'hdr-histogram-js/dist/HistogramBuilder.js';
+import type * as hdr from 'hdr-histogram-js';
 
 export interface HistogramSummary {
   count: number;
@@ -16,7 +20,7 @@ export type Histogram = hdr.Histogram;
 
 /** A histogram for microsecond values (1 µs … 1 h); values are rounded to whole µs. */
 export function createUsHistogram(): Histogram {
-  return hdr.build({
+  return build({
     bitBucketSize: 32,
     autoResize: true,
     lowestDiscernibleValue: 1,
