@@ -32,23 +32,47 @@ export function probePasses(cell: Pick<StressCell, 'xruns'>): boolean {
   return cell.xruns !== null && cell.xruns <= AUTO_PERIOD_MAX_XRUNS;
 }
 
-/** Picks the smallest nearly xrun-free period; else the one with the fewest xruns (largest on ties). */
+// Xruns per second of a probe: failing probes stop at their second xrun, so their counts are
+// alike and only the time they lasted tells them apart.
+function xrunRate(p: PeriodProbe): number {
+  return p.xruns! / Math.max(p.durationMs ?? AUTO_PERIOD_PROBE_MS, 1);
+}
+
+/**
+ * Picks the smallest nearly xrun-free period; else the one with the lowest xrun rate (largest on
+ * ties).
+ */
 export function choosePeriod(probes: readonly PeriodProbe[]): PeriodChoice | null {
   const ran = probes.filter((p) => p.xruns !== null);
   if (ran.length === 0) return null;
   const quiet = ran.filter(probePasses).sort((a, b) => a.periodFrames - b.periodFrames)[0];
   if (quiet) return { periodFrames: quiet.periodFrames, probes: [...probes], nearlyXrunFree: true };
-  const best = [...ran].sort((a, b) => a.xruns! - b.xruns! || b.periodFrames - a.periodFrames)[0]!;
+  const best = [...ran].sort(
+    (a, b) => xrunRate(a) - xrunRate(b) || b.periodFrames - a.periodFrames,
+  )[0]!;
   return { periodFrames: best.periodFrames, probes: [...probes], nearlyXrunFree: false };
+}
+
+/** How long a probe that stopped at its xrun too many had played (s); null for a full one. */
+export function probeStoppedAfterS(p: PeriodProbe): number | null {
+  return p.durationMs !== null && p.durationMs < AUTO_PERIOD_PROBE_MS - 500
+    ? Math.max(0.1, Math.round(p.durationMs / 100) / 10)
+    : null;
+}
+
+/** A probe's result for the report: `64 (2 in 0.3 s)` for one stopped early, `256 (0)`. */
+export function describeProbe(p: PeriodProbe): string {
+  const s = probeStoppedAfterS(p);
+  return s === null ? `${p.periodFrames} (${p.xruns})` : `${p.periodFrames} (${p.xruns} in ${s} s)`;
 }
 
 /** One line for the report: what was probed and what was taken. */
 export function describePeriodChoice(c: PeriodChoice): string {
   const tried = c.probes
     .filter((p) => p.xruns !== null)
-    .map((p) => `${p.periodFrames} (${p.xruns})`)
+    .map(describeProbe)
     .join(', ');
   return c.nearlyXrunFree
-    ? `Period ${c.periodFrames} chosen by ${AUTO_PERIOD_PROBE_MS / 1000} s idle probes (--period auto): the smallest with at most ${AUTO_PERIOD_MAX_XRUNS} xrun idle; xruns per probe: ${tried}.`
+    ? `Period ${c.periodFrames} chosen by ${AUTO_PERIOD_PROBE_MS / 1000} s idle probes (--period auto): the smallest with at most ${AUTO_PERIOD_MAX_XRUNS} xrun idle; xruns per probe (each stops at its first xrun over that): ${tried}.`
     : `Period ${c.periodFrames} chosen by ${AUTO_PERIOD_PROBE_MS / 1000} s idle probes (--period auto), but no period tried was nearly xrun-free idle (xruns per probe: ${tried}): this machine drops out with no load at all, so what follows mixes its own noise with the load's effect (see "What the load adds over idle").`;
 }

@@ -1,10 +1,12 @@
 // Runs `--period auto`'s idle probes: one short idle session per candidate period, smallest
 // first, through the stress loop (each probe is a full session: capture, xrun_debug, restore),
-// stopping at the first nearly xrun-free one. The IO shell around period-choice.ts.
+// stopping at the first nearly xrun-free one; a probe itself stops at its first xrun too many.
+// The IO shell around period-choice.ts.
 import { parsePhasePlan } from '../load/index.js';
 import type { SessionDeps } from './run-session.js';
 import {
   AUTO_PERIOD_CANDIDATES,
+  AUTO_PERIOD_MAX_XRUNS,
   AUTO_PERIOD_PROBE_MS,
   choosePeriod,
   probePasses,
@@ -40,7 +42,10 @@ export async function probeIdlePeriod(
         periodFrames: period,
         phasePlan: plan,
         durationMs: null,
-        maxXruns: null,
+        // A probe fails at its second xrun: it stops there instead of playing on for the rest
+        // of its 6 s (the lab's emulated guest had 500 xruns at 64 frames; each failing probe
+        // cost its full length).
+        maxXruns: AUTO_PERIOD_MAX_XRUNS,
         outDir: null,
         injectStall: false,
       },

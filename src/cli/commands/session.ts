@@ -30,6 +30,7 @@ import { probeIdlePeriod } from '../../session/period-probe.js';
 import {
   AUTO_PERIOD_CANDIDATES,
   AUTO_PERIOD_MAX_XRUNS,
+  probeStoppedAfterS,
   AUTO_PERIOD_PROBE_MS,
   type PeriodChoice,
 } from '../../session/period-choice.js';
@@ -159,7 +160,7 @@ async function chooseAutoPeriod(
   stderr: NodeJS.WritableStream,
 ): Promise<PeriodChoice> {
   stderr.write(
-    `xrunhunt: --period auto: idle probes of ${AUTO_PERIOD_PROBE_MS / 1000} s from ${AUTO_PERIOD_CANDIDATES[0]} frames up, until one has at most ${AUTO_PERIOD_MAX_XRUNS} xrun\n`,
+    `xrunhunt: --period auto: idle probes of ${AUTO_PERIOD_PROBE_MS / 1000} s from ${AUTO_PERIOD_CANDIDATES[0]} frames up, until one has at most ${AUTO_PERIOD_MAX_XRUNS} xrun (each stops at its first xrun over that)\n`,
   );
   const choice = await probeIdlePeriod(
     {
@@ -167,7 +168,9 @@ async function chooseAutoPeriod(
       session,
       onProbe: (p) => {
         if (p.xruns !== null)
-          stderr.write(`xrunhunt:   period ${p.periodFrames}: ${p.xruns} xruns idle\n`);
+          stderr.write(
+            `xrunhunt:   period ${p.periodFrames}: ${p.xruns} xruns idle${probeStoppedAfterS(p) === null ? '' : ` (stopped after ${probeStoppedAfterS(p)} s)`}\n`,
+          );
         else if (p.note) stderr.write(`xrunhunt:   period ${p.periodFrames}: not run: ${p.note}\n`);
       },
     },
