@@ -269,6 +269,19 @@ test('injected xruns prove detection but lead to no advice; idle xruns point at 
   assert.ok(idle.suggestions.some((s) => /--period 128/.test(s)));
 });
 
+// Matches a collected session's xruns to its kernel events on pcmC0D0p (clocks aligned).
+function correlateOnPcm(c: CollectedSession): CollectedSession['correlation'] {
+  return correlateXruns({
+    xruns: c.xruns,
+    events: c.events,
+    pcm: 'pcmC0D0p',
+    offsetNs: 0,
+    sessionStartNs: START,
+    bufferMs: 2.67,
+    phases: c.phases,
+  });
+}
+
 test('a noisy idle baseline: the conclusion names what the load adds, and the top offender overall as there without load', () => {
   const c = collected();
   // Idle: 6 xruns with emulator-noise dumps; write: the same noise plus a load-only culprit.
@@ -300,15 +313,7 @@ test('a noisy idle baseline: the conclusion names what the load adds, and the to
       share: 0.6,
     },
   ];
-  c.correlation = correlateXruns({
-    xruns: c.xruns,
-    events: c.events,
-    pcm: 'pcmC0D0p',
-    offsetNs: 0,
-    sessionStartNs: START,
-    bufferMs: 2.67,
-    phases: c.phases,
-  });
+  c.correlation = correlateOnPcm(c);
   const r = buildSessionReport(c);
   assert.equal(r.loadEffect?.baseline.xrunsPerMin, 36);
   assert.equal(r.loadEffect?.offenders[0]?.function, 'ext4_writepages');
@@ -342,15 +347,7 @@ test('an idle-only plan: no sentence about what the load adds or brings, the off
       share: 1,
     },
   ];
-  c.correlation = correlateXruns({
-    xruns: c.xruns,
-    events: c.events,
-    pcm: 'pcmC0D0p',
-    offsetNs: 0,
-    sessionStartNs: START,
-    bufferMs: 2.67,
-    phases: c.phases,
-  });
+  c.correlation = correlateOnPcm(c);
   const r = buildSessionReport(c);
   const text = r.conclusion.join('\n');
   assert.doesNotMatch(text, /Idle baseline|No load phase|under load than idle|not what the load/);
