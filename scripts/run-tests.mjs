@@ -271,8 +271,11 @@ try {
   // a read-only checkout: the next run is alphabetical again
 }
 
+// Whole seconds first, so 119.7 s reads "2 min 0 s", not "1 min 60 s".
 const fmt = (s) =>
-  s >= 60 ? `${Math.floor(s / 60)} min ${Math.round(s % 60)} s` : `${s.toFixed(1)} s`;
+  s >= 59.95
+    ? `${Math.floor(Math.round(s) / 60)} min ${Math.round(s) % 60} s`
+    : `${s.toFixed(1)} s`;
 console.log('\n# wall time by group');
 for (const g of done)
   console.log(`  ${g.name.padEnd(9)} ${fmt(g.seconds).padStart(12)}  (${g.results.length} jobs)`);
