@@ -34,12 +34,17 @@ export const DEFAULT_ROOTS: DoctorRoots = {
   devRoot: '/dev',
 };
 
-function readText(path: string): MaybeText {
+// A read's text, or why it failed (its errno), for facts that record both.
+function maybeText(read: () => string): MaybeText {
   try {
-    return { text: nodeFs.readFileSync(path, 'utf8'), error: undefined };
+    return { text: read(), error: undefined };
   } catch (err) {
     return { text: undefined, error: errnoCode(err) ?? (err as Error).message };
   }
+}
+
+function readText(path: string): MaybeText {
+  return maybeText(() => nodeFs.readFileSync(path, 'utf8'));
 }
 
 function readTrimmed(path: string): string | undefined {
@@ -88,12 +93,7 @@ function tracing(procRoot: string, sysRoot: string): DoctorFacts['tracing'] {
       else tracefsError ??= `${dir}: ${code ?? (err as Error).message}`;
     }
   }
-  let kallsyms: MaybeText;
-  try {
-    kallsyms = { text: readKallsyms(procRoot), error: undefined };
-  } catch (err) {
-    kallsyms = { text: undefined, error: errnoCode(err) ?? (err as Error).message };
-  }
+  const kallsyms = maybeText(() => readKallsyms(procRoot));
   return {
     tracefs,
     tracefsError: tracefs ? undefined : tracefsError,

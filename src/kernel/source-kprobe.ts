@@ -225,19 +225,18 @@ export function createKprobeSource(options: KprobeSourceOptions): KprobeCaptureS
     }
     // New modules (or reloaded at another address) whose symbols are not snapshotted yet. A
     // module caught while loading or unloading may list no symbols: retried a few times.
+    // A retry wants a new read of kallsyms: the last one lacked these modules' symbols.
+    let retry = false;
     const fresh = list.filter((m) => {
       const known = modules.get(m.name);
       if (known && known.base === m.base && snapshot.has(m.name)) return false;
       const key = `${m.name}@${m.base.toString(16)}`;
       const n = snapshotTries.get(key) ?? 0;
       snapshotTries.set(key, n + 1);
+      if (n > 0 && n < SNAPSHOT_TRIES) retry = true;
       return n < SNAPSHOT_TRIES;
     });
     if (fresh.length === 0) return;
-    // A retry wants a new read: the last one lacked these modules' symbols.
-    const retry = fresh.some(
-      (m) => (snapshotTries.get(`${m.name}@${m.base.toString(16)}`) ?? 0) > 1,
-    );
     try {
       const syms = moduleSymbolsFromKallsyms(
         readKallsyms(procRoot, retry),

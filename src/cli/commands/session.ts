@@ -167,10 +167,10 @@ async function chooseAutoPeriod(
       plan,
       session,
       onProbe: (p) => {
+        const stoppedAfterS = probeStoppedAfterS(p);
+        const stopped = stoppedAfterS === null ? '' : ` (stopped after ${stoppedAfterS} s)`;
         if (p.xruns !== null)
-          stderr.write(
-            `xrunhunt:   period ${p.periodFrames}: ${p.xruns} xruns idle${probeStoppedAfterS(p) === null ? '' : ` (stopped after ${probeStoppedAfterS(p)} s)`}\n`,
-          );
+          stderr.write(`xrunhunt:   period ${p.periodFrames}: ${p.xruns} xruns idle${stopped}\n`);
         else if (p.note) stderr.write(`xrunhunt:   period ${p.periodFrames}: not run: ${p.note}\n`);
       },
     },
