@@ -128,3 +128,23 @@ export function splitByServerLateness<X extends TimedXrun>(
   }
   return { machine, own };
 }
+
+// At up to this many server xrun callbacks per second (measured here on a quiet VM: 1–10/s of
+// scattered µs-late ones), a chance burst of BURST_CALLBACKS inside one ~25 ms silence has a
+// probability under 0.05 % (Poisson, λ ≤ 0.14), so a burst means the machine stalled. Above
+// it (20/s measured while the host crawled: 12 spontaneous xruns in 6 s) bursts overlap every
+// silence, the player's own ones too, and the split cannot tell them apart.
+const QUIET_SERVER_RATE_PER_S = 5;
+
+/**
+ * Whether the server was quiet enough during the run for splitByServerLateness to keep the
+ * player's own silences apart from the machine's: the rate of the server's own xrun callbacks
+ * over the run's span, and the verdict against QUIET_SERVER_RATE_PER_S.
+ */
+export function serverQuietEnough(
+  late: readonly JackXrunCallback[],
+  runSeconds: number,
+): { ratePerS: number; quiet: boolean } {
+  const ratePerS = runSeconds > 0 ? late.length / runSeconds : Infinity;
+  return { ratePerS, quiet: ratePerS <= QUIET_SERVER_RATE_PER_S };
+}
