@@ -4,7 +4,7 @@
 import { breakdownLookbackSeconds, breakdownXrun } from './breakdown.js';
 import { summarizeBreakdowns, type BreakdownSummary } from './breakdown-summary.js';
 import type { StreamTiming, TraceEvent, XrunBreakdown } from './breakdown-types.js';
-import { createTraceParser } from './trace-line.js';
+import { createTraceParser, memoTraceLineParser, type TraceLine } from './trace-line.js';
 
 /** One frozen window as the recorder keeps it: its hit (trace time, CPU) and the raw lines. */
 export interface RawTraceWindow {
@@ -29,13 +29,14 @@ const HIT_EVENT = 'xrun';
 // events but the hit (those after it too: the breakdown reads them for a sleeper's wake-up).
 function parseWindow(
   w: RawTraceWindow,
+  classify: (line: string) => TraceLine,
 ): { hit: TraceEvent; before: TraceEvent[]; others: TraceEvent[] } | null {
   const events: TraceEvent[] = [];
-  const parser = createTraceParser((e) => events.push(e));
+  const parser = createTraceParser((e) => events.push(e), classify);
   for (const line of w.lines) parser.push(line);
   parser.end();
   const later: TraceEvent[] = [];
-  const afterParser = createTraceParser((e) => later.push(e));
+  const afterParser = createTraceParser((e) => later.push(e), classify);
   for (const line of w.after ?? []) afterParser.push(line);
   afterParser.end();
   let hit: TraceEvent | undefined;
@@ -55,8 +56,10 @@ export function explainRecorderWindows(
   const look = breakdownLookbackSeconds(timing);
   const breakdowns: XrunBreakdown[] = [];
   let unreadable = 0;
+  // The windows overlap: each line is parsed once for all of them.
+  const classify = memoTraceLineParser();
   for (const w of windows) {
-    const parsed = parseWindow(w);
+    const parsed = parseWindow(w, classify);
     if (!parsed) {
       unreadable++;
       continue;

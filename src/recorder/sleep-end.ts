@@ -56,9 +56,69 @@ function nsField(e: TraceEvent, key: string): number | undefined {
   return Number(v) / 1e9;
 }
 
+// The sound interrupt numbers of an event list, per list and isSound: a breakdown asks for the
+// end of many sleeps of the same window (PipeWire: one per period over the last buffer), and
+// a pass over the whole window for each was most of the breakdown's time.
+const soundIrqsOf = new WeakMap<
+  readonly TraceEvent[],
+  { isSound: SoundContext['isSound']; irqs: Set<string> }
+>();
+
+function soundIrqNumbers(
+  events: readonly TraceEvent[],
+  isSound: SoundContext['isSound'],
+): Set<string> {
+  const known = soundIrqsOf.get(events);
+  if (known && known.isSound === isSound) return known.irqs;
+  const irqs = new Set<string>();
+  for (const e of events)
+    if (e.name === 'irq_handler_entry' && isSound(e)) irqs.add(e.fields['irq'] ?? '');
+  soundIrqsOf.set(events, { isSound, irqs });
+  return irqs;
+}
+
+/** The first index of sorted `events` whose ts is above `t` (all of them at or below: length). */
+function firstAfter(events: readonly TraceEvent[], t: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (events[mid]!.ts > t) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** The first index of sorted `events` whose ts is at or above `t`. */
+function firstAtOrAfter(events: readonly TraceEvent[], t: number): number {
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (events[mid]!.ts >= t) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** The last arming of `timer` by `pid` at or before `from` (+1 ns), if recorded. */
+function lastArming(
+  events: readonly TraceEvent[],
+  pid: number,
+  timer: string,
+  from: number,
+): TraceEvent | undefined {
+  for (let i = firstAfter(events, from + 1e-9) - 1; i >= 0; i--) {
+    const e = events[i]!;
+    if (e.name === 'hrtimer_start' && e.pid === pid && e.fields['hrtimer'] === timer) return e;
+  }
+  return undefined;
+}
+
 /**
  * The end of the sleep of `pid` that began at `from` (its switch-out): the first wake-up of it
- * after `from` in `events` (which may reach past the hit), or undefined when none is recorded.
+ * after `from` in `events` (sorted by ts; they may reach past the hit), or undefined when none
+ * is recorded.
  */
 export function sleepEnd(
   events: readonly TraceEvent[],
@@ -66,18 +126,10 @@ export function sleepEnd(
   from: number,
   sound: SoundContext,
 ): SleepEnd | undefined {
-  const soundIrqs = new Set<string>();
-  for (const e of events)
-    if (e.name === 'irq_handler_entry' && sound.isSound(e)) soundIrqs.add(e.fields['irq'] ?? '');
+  const soundIrqs = soundIrqNumbers(events, sound.isSound);
   const stacks = new Map<number, Frame[]>();
-  // The thread's own hrtimer arming, by timer pointer (the last one before the sleep).
-  const armed = new Map<string, TraceEvent>();
-  for (const e of events) {
-    if (e.name === 'hrtimer_start' && e.pid === pid && e.ts <= from + 1e-9) {
-      const t = e.fields['hrtimer'];
-      if (t !== undefined) armed.set(t, e);
-    }
-    if (e.ts < from) continue;
+  for (let i = firstAtOrAfter(events, from); i < events.length; i++) {
+    const e = events[i]!;
     let st = stacks.get(e.cpu);
     if (!st) stacks.set(e.cpu, (st = []));
     switch (e.name) {
@@ -109,7 +161,8 @@ export function sleepEnd(
       const fn = top.entry.fields['function'] ?? '?';
       if (SOUND_TIMER.test(fn)) return { ...out, by: 'sound', wokenBy: `hrtimer ${fn}` };
       const end: SleepEnd = { ...out, by: 'own-timer', wokenBy: fn, expiredTs: top.entry.ts };
-      const arm = armed.get(top.entry.fields['hrtimer'] ?? '');
+      const timer = top.entry.fields['hrtimer'];
+      const arm = timer === undefined ? undefined : lastArming(events, pid, timer, from);
       const soft = arm && (nsField(arm, 'softexpires') ?? nsField(arm, 'expires'));
       // A timer on another clock base (CLOCK_REALTIME) prints a time this clock cannot place.
       if (arm && soft !== undefined && soft >= arm.ts && soft - arm.ts < 3600) {

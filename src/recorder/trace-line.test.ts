@@ -4,11 +4,13 @@
 // over-long lines. Lines are copied from the lab's Debian 6.1 / 6.1-rt traces where marked.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
   createTraceParser,
   LOST_EVENTS,
   MAX_TRACE_LINE,
   parseEventFields,
+  memoTraceLineParser,
   parseTraceLine,
   parseTraceText,
 } from './trace-line.js';
@@ -186,4 +188,19 @@ test('the streaming parser emits an event only after its possible stack, and all
   assert.deepEqual(got, ['xrun+1']);
   p.end();
   assert.deepEqual(got, ['xrun+1', 'sched_waking']);
+});
+
+test('the memo parser gives what parseTraceLine gives, line for line, and parses a repeated line once', () => {
+  const text = readFileSync(
+    new URL('../../test/fixtures/recorder-probe/hda-threadirq-excerpt.txt', import.meta.url),
+    'utf8',
+  );
+  const lines = text.split('\n');
+  const memo = memoTraceLineParser();
+  // Twice over: the second pass must come from the memo (the same objects) and still be equal,
+  // and a compiled key pattern reused across lines must not carry state from the last one.
+  const first = lines.map((l) => memo(l));
+  lines.forEach((l, i) => assert.deepEqual(first[i], parseTraceLine(l), l));
+  lines.forEach((l, i) => assert.equal(memo(l), first[i], l));
+  assert.ok(first.some((l) => l.kind === 'event' && l.event.name === 'sched_switch'));
 });
