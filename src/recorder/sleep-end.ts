@@ -77,25 +77,17 @@ function soundIrqNumbers(
   return irqs;
 }
 
-/** The first index of sorted `events` whose ts is above `t` (all of them at or below: length). */
-function firstAfter(events: readonly TraceEvent[], t: number): number {
+/**
+ * The first index of sorted `events` whose ts is above `t` (`atOrAbove`: at or above it);
+ * events.length when there is none.
+ */
+function firstIndexFrom(events: readonly TraceEvent[], t: number, atOrAbove: boolean): number {
   let lo = 0;
   let hi = events.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (events[mid]!.ts > t) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** The first index of sorted `events` whose ts is at or above `t`. */
-function firstAtOrAfter(events: readonly TraceEvent[], t: number): number {
-  let lo = 0;
-  let hi = events.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (events[mid]!.ts >= t) hi = mid;
+    const ts = events[mid]!.ts;
+    if (ts > t || (atOrAbove && ts === t)) hi = mid;
     else lo = mid + 1;
   }
   return lo;
@@ -108,7 +100,7 @@ function lastArming(
   timer: string,
   from: number,
 ): TraceEvent | undefined {
-  for (let i = firstAfter(events, from + 1e-9) - 1; i >= 0; i--) {
+  for (let i = firstIndexFrom(events, from + 1e-9, false) - 1; i >= 0; i--) {
     const e = events[i]!;
     if (e.name === 'hrtimer_start' && e.pid === pid && e.fields['hrtimer'] === timer) return e;
   }
@@ -128,7 +120,7 @@ export function sleepEnd(
 ): SleepEnd | undefined {
   const soundIrqs = soundIrqNumbers(events, sound.isSound);
   const stacks = new Map<number, Frame[]>();
-  for (let i = firstAtOrAfter(events, from); i < events.length; i++) {
+  for (let i = firstIndexFrom(events, from, true); i < events.length; i++) {
     const e = events[i]!;
     let st = stacks.get(e.cpu);
     if (!st) stacks.set(e.cpu, (st = []));
