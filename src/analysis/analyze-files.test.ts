@@ -84,7 +84,7 @@ test('segments: tiny segments give exactly the events of one analyzer (fixtures 
   const texts = logs.map((f) => readFileSync(join(dir, f), 'utf8'));
   for (let round = 0; round < 3; round++) {
     const lines: string[] = [];
-    for (let i = 0; i < 2000; i++) {
+    for (let i = 0; i < 300; i++) {
       const start = Math.floor(r() * pool.length);
       lines.push(...pool.slice(start, start + Math.floor(r() * 80)));
     }
