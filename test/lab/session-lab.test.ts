@@ -88,41 +88,57 @@ function parseReport(stdout: string, stderr: string): SessionReport {
   return JSON.parse(stdout.slice(start)) as SessionReport;
 }
 
+// The IO-load session and the --period auto session need the same guest (the default kernel, a
+// 3 GiB scratch disk: disk loads keep 1 GiB free, the load's safety floor): one boot runs both,
+// one after the other, each with its own bundle folder. Through a shell line so the guest
+// itself reads xrun_debug back after the first session.
+const XRUN_DEBUG_FILE = '/proc/asound/Dummy/pcm0p/xrun_debug';
+let scratchRun: Promise<{ out: string; r: Awaited<ReturnType<typeof execInLab>> }> | undefined;
+const scratchGuest = (): NonNullable<typeof scratchRun> =>
+  (scratchRun ??= (async () => {
+    const out = join(work, 'scratch');
+    const session = (extra: string[], bundle: string): string =>
+      innerXrunhuntArgv([
+        'session',
+        '--device',
+        DEVICE,
+        ...extra,
+        '--load-dir',
+        '/mnt/scratch',
+        '--json',
+        '--out',
+        bundle,
+      ])
+        .map(shellQuote)
+        .join(' ');
+    const io = session(
+      ['--period', '64', '--periods', '2', '--phases', 'idle:5s,write:20s:size=256M'],
+      'bundle',
+    );
+    const auto = session(
+      ['--period', 'auto', '--phases', 'idle:8s,write:16s:size=256M'],
+      'auto-bundle',
+    );
+    const r = await execInLab(
+      [
+        `cat ${XRUN_DEBUG_FILE} > before.txt; ${io} > report.json 2> session.err; echo "rc io=$?"; cat ${XRUN_DEBUG_FILE} > after.txt`,
+        `${auto} > auto.json 2> auto.err; echo "rc auto=$?"`,
+      ].join('\n'),
+      { labOptions: ['--scratch', '3G', '--out', out], timeoutMs: 600_000 },
+    );
+    return { out, r };
+  })());
+
 test(
   'lab session under IO load: real kernel dumps matched to userspace xruns, kernel offenders ranked, xrun_debug restored',
   { skip },
   async () => {
-    const out = join(work, 'io');
-    // Through a shell line so the guest itself reads xrun_debug back after the session.
-    const session = innerXrunhuntArgv([
-      'session',
-      '--device',
-      DEVICE,
-      '--period',
-      '64',
-      '--periods',
-      '2',
-      '--phases',
-      'idle:5s,write:20s:size=256M',
-      '--load-dir',
-      '/mnt/scratch',
-      '--json',
-      '--out',
-      'bundle',
-    ])
-      .map(shellQuote)
-      .join(' ');
-    const xrunDebug = '/proc/asound/Dummy/pcm0p/xrun_debug';
-    const r = await execInLab(
-      `cat ${xrunDebug} > before.txt; ${session} > report.json 2> session.err; rc=$?; cat ${xrunDebug} > after.txt; exit $rc`,
-      // A 3 GiB scratch disk: disk loads keep 1 GiB free (the load's safety floor).
-      { labOptions: ['--scratch', '3G', '--out', out], timeoutMs: 300_000 },
-    );
+    const { out, r } = await scratchGuest();
+    assert.match(r.stdout, /^rc io=2$/m, 'xruns at 64 × 2 under TCG');
     const stderr = existsSync(join(out, 'session.err'))
       ? readFileSync(join(out, 'session.err'), 'utf8')
       : r.stderr;
     const report = parseReport(readFileSync(join(out, 'report.json'), 'utf8'), stderr);
-    assert.equal(r.code, 2, 'xruns at 64 × 2 under TCG');
     assert.equal(report.kernelCapture.source, 'kmsg');
     assert.equal(report.kernelCapture.pcm, 'pcmC0D0p');
     assert.equal(report.kernelCapture.mask, 3);
@@ -271,27 +287,12 @@ test(
   'lab session --period auto: idle probes choose the smallest nearly xrun-free period; the report weighs the load against idle',
   { skip },
   async () => {
-    const out = join(work, 'auto');
-    const r = await runInLab(
-      [
-        'session',
-        '--device',
-        DEVICE,
-        '--period',
-        'auto',
-        '--phases',
-        'idle:8s,write:16s:size=256M',
-        '--load-dir',
-        '/mnt/scratch',
-        '--json',
-        '--out',
-        'bundle',
-      ],
-      { labOptions: ['--scratch', '3G', '--out', out], timeoutMs: 600_000 },
-    );
-    const report = parseReport(r.stdout, r.stderr);
+    const { out, r } = await scratchGuest();
+    assert.match(r.stdout, /^rc auto=[02]$/m, r.stderr.slice(-2000));
+    const autoErr = readFileSync(join(out, 'auto.err'), 'utf8');
+    const report = parseReport(readFileSync(join(out, 'auto.json'), 'utf8'), autoErr);
     const choice = report.periodChoice;
-    assert.ok(choice, `a period choice; stderr:\n${r.stderr.slice(-2000)}`);
+    assert.ok(choice, `a period choice; stderr:\n${autoErr.slice(-2000)}`);
     assert.equal(report.params.periodFrames, choice.periodFrames);
     const ran = choice.probes.filter((p) => p.xruns !== null);
     const chosen = ran.find((p) => p.periodFrames === choice.periodFrames)!;
@@ -303,7 +304,7 @@ test(
       // The probes stop at the first quiet period: nothing larger ran.
       assert.ok(!ran.some((p) => p.periodFrames > choice.periodFrames));
     }
-    assert.match(r.stderr, /--period auto chose \d+ frames/);
+    assert.match(autoErr, /--period auto chose \d+ frames/);
     assert.ok(report.conclusion.some((c) => /chosen by \d+ s idle probes/.test(c)));
     assert.deepEqual(report.loadEffect?.baseline.phases, ['idle']);
     assert.equal(report.loadEffect?.phases[0]?.kind, 'write');
