@@ -17,7 +17,7 @@
 // net time (the summary's blocker ranking), with the margins stated and the measured values in
 // the comments. XRUNHUNT_LAB_KEEP=1 keeps the captures.
 
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,7 +42,54 @@ const script = fileURLToPath(new URL('./breakdown-capture.sh', import.meta.url))
 // aplay --period-size=64 --buffer-size=128 at 48 kHz.
 const timing: StreamTiming = { periodSeconds: 64 / 48000, bufferSeconds: 128 / 48000 };
 
-/** Runs the capture in the lab and returns the parsed trace (`read` sees the results folder). */
+interface CaptureRun {
+  name: string;
+  mode: string;
+}
+
+/**
+ * Runs captures one after the other in one lab boot (the script removes its probe and instance
+ * on exit, so the next starts clean); the results folder holds NAME.txt and a `rc NAME=` line
+ * per capture is on stdout.
+ */
+async function runCaptures(
+  runs: CaptureRun[],
+  labOptions: string[],
+  timeoutMinutes: number,
+): Promise<{ base: string; out: string; stdout: string; stderr: string }> {
+  const base = mkdtempSync(join(tmpdir(), 'xrunhunt-breakdown-lab-'));
+  const out = join(base, 'results');
+  const lines = runs.map(({ name, mode }) => {
+    const extra = mode === 'stall' ? ` '${GUEST_XRUNHUNT}'` : '';
+    return `sh ${script} ${name} ${mode}${extra}; echo "rc ${name}=$?"`;
+  });
+  const r = await execInLab(lines.join('\n'), {
+    labOptions: [...labOptions, '--card', 'hda', '--out', out, '--timeout', `${timeoutMinutes}m`],
+    timeoutMs: timeoutMinutes * 60_000 + 50_000,
+  });
+  return { base, out, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The parsed trace of one capture of a runCaptures folder (`read` sees the results folder). */
+function readCapture(
+  run: Awaited<ReturnType<typeof runCaptures>>,
+  name: string,
+  read?: (out: string) => void,
+): TraceEvent[] {
+  assert.match(run.stdout, new RegExp(`^rc ${name}=0$`, 'm'), `${run.stdout}\n${run.stderr}`);
+  const { events, stats } = parseTraceText(readFileSync(join(run.out, `${name}.txt`), 'utf8'));
+  assert.ok(stats.events > 1000, `the recorder traced (${stats.events} events)`);
+  read?.(run.out);
+  return events;
+}
+
+// XRUNHUNT_LAB_KEEP=1 keeps the capture for a look at a failed case.
+function removeCapture(run: { base: string; out: string }): void {
+  if (process.env['XRUNHUNT_LAB_KEEP']) process.stderr.write(`lab capture kept in ${run.out}\n`);
+  else rmSync(run.base, { recursive: true, force: true });
+}
+
+/** Runs one capture in its own lab boot and returns the parsed trace. */
 async function capture(
   name: string,
   labOptions: string[],
@@ -50,25 +97,29 @@ async function capture(
   read?: (out: string) => void,
   timeoutMinutes = 4,
 ): Promise<TraceEvent[]> {
-  const base = mkdtempSync(join(tmpdir(), 'xrunhunt-breakdown-lab-'));
-  const out = join(base, 'results');
+  const run = await runCaptures([{ name, mode }], labOptions, timeoutMinutes);
   try {
-    const extra = mode === 'stall' ? ` '${GUEST_XRUNHUNT}'` : '';
-    const r = await execInLab(`sh ${script} ${name} ${mode}${extra}`, {
-      labOptions: [...labOptions, '--card', 'hda', '--out', out, '--timeout', `${timeoutMinutes}m`],
-      timeoutMs: timeoutMinutes * 60_000 + 50_000,
-    });
-    assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
-    const { events, stats } = parseTraceText(readFileSync(join(out, `${name}.txt`), 'utf8'));
-    assert.ok(stats.events > 1000, `the recorder traced (${stats.events} events)`);
-    read?.(out);
-    return events;
+    return readCapture(run, name, read);
   } finally {
-    // XRUNHUNT_LAB_KEEP=1 keeps the capture for a look at a failed case.
-    if (process.env['XRUNHUNT_LAB_KEEP']) process.stderr.write(`lab capture kept in ${out}\n`);
-    else rmSync(base, { recursive: true, force: true });
+    removeCapture(run);
   }
 }
+
+// Ground truths 3 and 4 need the same guest (Debian's kernel, HDA, no injector): one boot runs
+// the FIFO hog's capture, then the stall's.
+let debianCaptures: ReturnType<typeof runCaptures> | undefined;
+const debianHdaCaptures = (): ReturnType<typeof runCaptures> =>
+  (debianCaptures ??= runCaptures(
+    [
+      { name: 'fifo', mode: 'fifo-hog' },
+      { name: 'stall', mode: 'stall' },
+    ],
+    ['--kernel', 'debian'],
+    12,
+  ));
+after(async () => {
+  if (debianCaptures) removeCapture(await debianCaptures);
+});
 
 /** Every XRUN's breakdown, cut from a bounded window the way the recorder probe does. */
 function breakdowns(events: readonly TraceEvent[]): XrunBreakdown[] {
@@ -230,9 +281,10 @@ test(
 
 test(
   'breakdown ground truth 3: a SCHED_FIFO 90 busy loop on aplay’s CPU → blocked by xrunhog, prio 9',
-  { skip: skipDebian, timeout: 300_000 },
+  // Runs both captures of the shared boot (the stall after the hog): up to 12 minutes.
+  { skip: skipDebian, timeout: 780_000 },
   async () => {
-    const events = await capture('fifo', ['--kernel', 'debian'], 'fifo-hog');
+    const events = readCapture(await debianHdaCaptures(), 'fifo');
     const runs = onCpu(events, 'xrunhog', 0);
     assert.ok(runs.length >= 4, `the hog ran (${runs.length} stretches)`);
     // The hog's XRUNs: those after it had held CPU 0 for a whole buffer (earlier ones had other
@@ -279,7 +331,7 @@ test(
     const read = (out: string): void => {
       play = JSON.parse(readFileSync(join(out, 'stall-play.json'), 'utf8')) as PlayJson;
     };
-    const events = await capture('stall', ['--kernel', 'debian'], 'stall', read, 10);
+    const events = readCapture(await debianHdaCaptures(), 'stall', read);
     assert.ok(play, 'xrunhunt play wrote its report');
     assert.equal(play.stallsInjected, 5, 'five stalls injected');
     // The recorder's windows reach max(2 buffers, 50 ms) past the hit (run/recorder-windows.ts).
