@@ -4,7 +4,8 @@
 // platform package, better-sqlite3 is present but unbuilt, and `xrunhunt --version`, `analyze`
 // and `import 'xrunhunt'` run from there while `aggregate` says what is missing. Not
 // `--omit=optional`: that also drops koffi's prebuilt binaries, and koffi's own install script
-// then compiles it from source with cmake and a C++ compiler (21 s of the old test's 47 s). Needs `npm run build` first (npm test does it); the registry (or npm's cache) must be
+// then compiles it from source with cmake and a C++ compiler (21 s of the old test's 47 s).
+// Needs `npm run build` first (npm test does it); the registry (or npm's cache) must be
 // reachable for the runtime dependencies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
