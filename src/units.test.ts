@@ -28,7 +28,7 @@ test('sizes in binary multiples', () => {
 
 test('integers with bounds', () => {
   assert.equal(parseInteger('64', '--period', 1), 64);
-  assert.throws(() => parseInteger('0', '--period', 1), /from 1/);
+  assert.throws(() => parseInteger('0', '--period', 1), /at least 1/);
   assert.throws(() => parseInteger('6.5', '--period'), /whole number/);
 });
 
@@ -77,7 +77,15 @@ test('sizes and integers parse exactly: no spaces, no exponents, no overflow, wh
     assert.throws(() => parseSize(bad, 'size'), re, bad);
   for (const bad of [' 10', '10 ', '1e1', '+5', '0x10', '１０'])
     assert.throws(() => parseInteger(bad, '--n', 0, 200), /digits only, no spaces/, bad);
-  assert.throws(() => parseInteger('99999999999999999999', '--n'), /expected a value from/);
+  assert.throws(
+    () => parseInteger('99999999999999999999', '--n'),
+    /expected a whole number that fits in 53 bits/,
+  );
+  // An open range says so instead of "from 1 to Infinity".
+  assert.throws(
+    () => parseInteger('0', '--n', 1),
+    /invalid --n 0: expected a whole number of at least 1$/,
+  );
   assert.throws(
     () => parseInteger('\u001b[2J', '--n'),
     (e: unknown) => e instanceof UsageError && !e.message.includes('\u001b'),

@@ -81,9 +81,15 @@ export function parseInteger(text: string, what: string, min = -Infinity, max = 
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     const negative = n < 0 && min >= 0 ? ' cannot be negative;' : '';
-    throw new UsageError(
-      `invalid ${what} ${text}:${negative} expected a value from ${min} to ${max}`,
-    );
+    const range =
+      max === Infinity
+        ? min === -Infinity
+          ? 'a whole number that fits in 53 bits'
+          : `a whole number of at least ${min}`
+        : min === -Infinity
+          ? `a whole number of at most ${max}`
+          : `a value from ${min} to ${max}`;
+    throw new UsageError(`invalid ${what} ${text}:${negative} expected ${range}`);
   }
   return n;
 }

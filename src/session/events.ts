@@ -31,6 +31,8 @@ export interface SessionParams {
   loadDir: string;
   outDir: string | null;
   maxXruns: number | null;
+  /** Stop once this many kernel XRUNs of the session's PCM were captured (`--until-xruns`; absent in older logs). */
+  untilXruns?: number | null;
   rtPriority: number | null;
   cpu: number | null;
   injectStall: boolean;

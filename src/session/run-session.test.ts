@@ -169,6 +169,47 @@ test('a session: phases run, kernel dumps ranked, xrun_debug set on --pcm then r
   assert.equal(existsSync(sessionJournalFile(run.journalDir, process.pid)), false, 'journal gone');
 });
 
+test('--until-xruns N: the plan stops once N kernel XRUNs of the stream were captured, and the report says so', async () => {
+  // Two dumps of pcmC0D0p replayed at start; a 60 s idle phase that only the count can end.
+  const run = setup('until');
+  const handle = startSession(
+    options(run, { phases: 'idle:60s', 'until-xruns': '2' }),
+    new AbortController().signal,
+    deps(run, [...LOCKUP, ...LOCKUP]),
+  );
+  const events: SessionEvent[] = [];
+  handle.events.on((e) => events.push(e));
+  const { report } = await handle.outcome;
+  const end = events.find((e) => e.type === 'phase-end');
+  assert.ok(end && end.type === 'phase-end' && end.cut, 'the idle phase was cut');
+  assert.equal(report.events.length, 2);
+  assert.match(
+    report.conclusion[0] ?? '',
+    /^Stopped early \(2 kernel XRUN\(s\) of pcmC0D0p captured \(--until-xruns\)\)/,
+  );
+  assert.equal(run.fake.readProc('asound/card0/pcm0p/xrun_debug').trim(), '0', 'restored');
+});
+
+test('--until-xruns takes a whole number of at least 1', () => {
+  for (const bad of ['0', '-3', '2.5', 'ten', ''])
+    assert.throws(() => options(setup('until-bad'), { 'until-xruns': bad }), /--until-xruns/, bad);
+});
+
+test('--until-xruns above what the kernel reported: the plan runs to its end', async () => {
+  const run = setup('until-not-reached');
+  const handle = startSession(
+    options(run, { phases: 'idle:400ms', 'until-xruns': '3' }),
+    new AbortController().signal,
+    deps(run, [...LOCKUP, ...LOCKUP]),
+  );
+  const events: SessionEvent[] = [];
+  handle.events.on((e) => events.push(e));
+  const { report } = await handle.outcome;
+  const end = events.find((e) => e.type === 'phase-end');
+  assert.ok(end && end.type === 'phase-end' && !end.cut, 'the phase ran to its end');
+  assert.ok(!report.conclusion.some((c) => /Stopped early/.test(c)), report.conclusion.join('\n'));
+});
+
 test('another xrunhunt changing the same xrun_debug: the session refuses (as watch does) and changes nothing', async (t) => {
   const run = setup('live-other');
   const sleeper = spawn('sleep', ['30']);

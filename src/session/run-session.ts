@@ -168,6 +168,19 @@ async function runSession(
     xrunsBetween: (a, b) => xruns.items.filter((x) => x.timeMs >= a && x.timeMs < b).length,
   });
 
+  // --until-xruns counts the kernel's XRUN reports of the stream this session plays (a dump
+  // without a PCM name counts too: older kernels print none), not other cards' streams. Counted
+  // by PCM, since a report can arrive before playback said which PCM is ours.
+  const kernelXrunsByPcm = new Map<string | null, number>();
+  const checkUntilXruns = (): void => {
+    if (p.untilXruns == null || hwPcmName === null || ctx.stop.aborted) return;
+    const ours =
+      (kernelXrunsByPcm.get(normalizePcmId(hwPcmName)) ?? 0) + (kernelXrunsByPcm.get(null) ?? 0);
+    if (ours < p.untilXruns) return;
+    earlyStop = `${p.untilXruns} kernel XRUN(s) of ${hwPcmName} captured (--until-xruns)`;
+    stopper.request(earlyStop);
+  };
+
   const onKernel = (batch: CapturedKernelEvent[]): void => {
     for (const { event: se } of batch) {
       if (se.sessionMs !== null) {
@@ -179,6 +192,11 @@ async function runSession(
       }
       kernelEvents.push(se);
       emit({ type: 'kernel-event', timeMs: elapsed(), event: se, matchedXrun: liveMatch(se) });
+      if (se.kind === 'xrun') {
+        const key = se.pcm === null ? null : normalizePcmId(se.pcm);
+        kernelXrunsByPcm.set(key, (kernelXrunsByPcm.get(key) ?? 0) + 1);
+        checkUntilXruns();
+      }
     }
   };
 
@@ -353,7 +371,10 @@ async function runSession(
         const i = limitations.findIndex((l) => l.startsWith('No kernel XRUN dumps:'));
         if (i >= 0) limitations.splice(i, 1);
       }
-      if (probe === playback) choosePcm();
+      if (probe === playback) {
+        choosePcm();
+        checkUntilXruns();
+      }
       if (probe === xrunDebug) kernel.emitStatus();
     },
     run: () => phases.runPhases(ctx),

@@ -30,6 +30,7 @@ export interface RawSessionValues {
   'load-dir'?: string | undefined;
   out?: string | undefined;
   'max-xruns'?: string | undefined;
+  'until-xruns'?: string | undefined;
   'inject-stall'?: string | undefined;
   'rt-priority': string;
   cpu?: string | undefined;
@@ -78,6 +79,8 @@ export function parseSessionValues(
   const cpu = v.cpu === undefined ? null : parseInteger(v.cpu, '--cpu', 0, 4095);
   const maxXruns =
     v['max-xruns'] === undefined ? null : parseInteger(v['max-xruns'], '--max-xruns', 0);
+  const untilXruns =
+    v['until-xruns'] === undefined ? null : parseInteger(v['until-xruns'], '--until-xruns', 1);
   const durationMs = v.duration === undefined ? null : parseDuration(v.duration, '--duration');
   if (durationMs !== null && durationMs <= 0) {
     throw new UsageError(`invalid --duration "${v.duration}": expected more than 0`);
@@ -118,6 +121,7 @@ export function parseSessionValues(
       loadDir: resolve(ctx.cwd, v['load-dir'] ?? ctx.tmpdir),
       outDir: ctx.outDir,
       maxXruns,
+      untilXruns,
       rtPriority: rtPriority === 0 ? null : rtPriority,
       cpu,
       injectStall: injectStall !== null,

@@ -257,6 +257,10 @@ test(
         '0',
         '--phases',
         'idle:20s',
+        // Ends when the evidence is in: 60 kernel XRUNs (~7 s here; 20 s gave ~180, of which
+        // test_lockup's functions were the top by far). The thresholds below are unchanged.
+        '--until-xruns',
+        '60',
         '--json',
         '--out',
         'bundle',
@@ -276,6 +280,10 @@ test(
     assert.ok(
       report.conclusion.some((c) => c.includes(top.function!)),
       'named in the conclusion',
+    );
+    assert.ok(
+      report.conclusion.some((c) => /Stopped early \(60 kernel XRUN/.test(c)),
+      `--until-xruns ended it: ${report.conclusion.join(' ')}`,
     );
     console.log(
       `# lab lockup: top ${top.function} [${top.module}] ${top.count} (${(top.share * 100).toFixed(0)}%)`,

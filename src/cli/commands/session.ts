@@ -105,6 +105,12 @@ export const SESSION_OPTIONS = {
     valueName: 'N',
     description: 'stop early once more than N xruns happened (exit 2)',
   },
+  'until-xruns': {
+    type: 'string',
+    valueName: 'N',
+    description:
+      "stop early once N kernel XRUNs of the session's own stream were captured (enough evidence for a ranking)",
+  },
   'on-xrun': {
     type: 'string',
     valueName: 'CMD',
@@ -211,12 +217,16 @@ a VM with a kernel that can.
 The bundle folder holds bundle.json.gz (for "analyze", "compare", "aggregate"),
 events.ndjson (every event as it happened), kernel.log and report.txt.
 
+--until-xruns N ends the plan once N kernel XRUN reports of the stream were captured, so a
+scripted run stops when its evidence is in; the report says it stopped early.
+
 Exit status: 0 no xruns, 2 xruns (or --max-xruns exceeded), 1 error.`,
   examples: [
     'sudo xrunhunt session --device hw:0,0 --period 64',
     'xrunhunt session --device plug:jack --phases idle:10s,write:30s --json',
     'xrunhunt session --device hw:CARD=Dummy,DEV=0 --period 256 --load-dir /mnt/scratch --out /tmp/run1',
     'xrunhunt session --device plug:jack --inject-stall 20x3 --phases idle:5s',
+    'sudo xrunhunt session --device hw:0,0 --period 128 --phases write:5m --until-xruns 50',
   ],
   options: SESSION_OPTIONS,
   async run(ctx) {
