@@ -3,8 +3,14 @@
 // interrupts off for 10 ms at a time on CPU 0. `xrunhunt watch` (on CPU 1) must find the
 // player's stream, name aplay as its owner, count its xruns from the kernel's XRUN dumps,
 // rank the injected offender first, and put xrun_debug back — both when it stops on its own
-// (--until-xruns) and after SIGINT. One guest boot for both; nothing is mocked.
-import { test } from 'node:test';
+// (--until-xruns) and after SIGINT. Nothing is mocked.
+//
+// The same boot first runs the ground truth of the whole chain (it was lab-ground-truth.test.ts,
+// a boot of its own with the same shape: the default kernel, snd-dummy, --inject lockup:10:irq):
+// aplay at period 256 / buffer 512 for 20 s with xrun_debug on, then the analysis of the guest's
+// kernel log up to that point must rank a test_lockup function first. It runs before anything
+// else in the guest, so its slice of the log holds only its own dumps.
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +19,7 @@ import { execInLab, labSkip } from '../helpers/lab.js';
 import { innerXrunhuntArgv } from '../../src/lab/lab-runner.js';
 import { shellQuote } from '../../src/lab/guest-script.js';
 import { readBundle } from '../../src/bundle/index.js';
+import { analyzeLog } from './lab-analyze.js';
 
 const XRUN_DEBUG = '/proc/asound/card0/pcm0p/xrun_debug';
 
@@ -47,14 +54,15 @@ const parseNdjson = (text: string): WatchLine[] =>
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as WatchLine);
 
-test(
-  'watch names the player, counts its xruns, ranks the injected test_lockup code first under IO load; restores after --until-xruns and after SIGINT',
-  { skip: labSkip(), timeout: 600_000 },
-  async () => {
+// One boot for both checks (the ground truth first, then watch), shared by the tests below.
+let lockupRun: Promise<{ out: string; r: Awaited<ReturnType<typeof execInLab>> }> | undefined;
+const lockupGuest = (): NonNullable<typeof lockupRun> =>
+  (lockupRun ??= (async () => {
     const out = join(mkdtempSync(join(tmpdir(), 'xrunhunt-labtest-')), 'results');
     const watch = (args: string[]): string =>
       ['taskset', '-c', '1', ...innerXrunhuntArgv(['watch', ...args])].map(shellQuote).join(' ');
     const script = [
+      ...GROUND_TRUTH_SCRIPT,
       `X=${XRUN_DEBUG}`,
       'echo "xrun_debug before: $(cat $X)"',
       // Everything the run writes goes to tmpfs first: writes to the 9p results share hold
@@ -89,83 +97,133 @@ test(
       'echo "aplay said: $(grep -v underrun $W/aplay.err | tail -n 3)"',
       'cp -r $W/. .',
     ].join('\n');
-    try {
-      const r = await execInLab(script, {
-        labOptions: ['--inject', 'lockup:10:irq', '--out', out, '--timeout', '9m'],
-        timeoutMs: 580_000,
-      });
-      const guestErr = (name: string): string =>
-        existsSync(join(out, name)) ? readFileSync(join(out, name), 'utf8').slice(-3000) : '(none)';
-      assert.equal(r.code, 0, `lab exec failed:\n${r.stderr}`);
-      process.stderr.write(`lab watch: ${r.stdout.replace(/\n/g, ' | ')}\n`);
-      assert.match(r.stdout, /xrun_debug before: 0\b/);
+    const r = await execInLab(script, {
+      labOptions: ['--inject', 'lockup:10:irq', '--out', out, '--timeout', '9m'],
+      timeoutMs: 580_000,
+    });
+    return { out, r };
+  })());
+after(async () => {
+  if (!lockupRun) return;
+  const { out } = await lockupRun;
+  rmSync(join(out, '..'), { recursive: true, force: true });
+});
 
-      // 1. --until-xruns: stops by itself with the player named and test_lockup ranked first.
-      assert.match(
-        r.stdout,
-        /watch1 exit: 2\b/,
-        `guest said: ${r.stdout}\nwatch1 stderr:\n${guestErr('watch1.err')}`,
-      );
-      assert.match(r.stdout, /xrun_debug between: 0\b/, 'restored after --until-xruns');
-      const w1 = parseNdjson(readFileSync(join(out, 'watch1.ndjson'), 'utf8'));
-      const start = w1.find((l) => l.type === 'watch-start');
-      assert.ok(start?.streams, 'watch-start names the streams');
-      assert.equal(start.streams.length, 1, JSON.stringify(start.streams));
-      const s = start.streams[0]!;
-      assert.equal(s.pcm, 'pcmC0D0p');
-      assert.equal(s.owner, 'aplay');
-      assert.deepEqual([s.periodFrames, s.bufferFrames], [256, 512]);
-      const final = w1.at(-1)!;
-      assert.equal(final.type, 'watch-report');
-      const summary = final.watch!;
-      const report = final.report!;
-      process.stderr.write(
-        `lab watch1: stop "${summary.stopReason}", xruns ${summary.ranking.xruns}, classes ${JSON.stringify(summary.ranking.classShares)}, top ${report.offenders
-          .slice(0, 3)
-          .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
-          .join(', ')}; busiest ${summary.loadAtXruns.busiest.map((b) => b.comm).join(', ')}\n`,
-      );
-      assert.match(summary.stopReason, /40 xrun\(s\) reached \(--until-xruns\)/);
-      assert.ok(summary.ranking.xruns >= 40, `counted ${summary.ranking.xruns} xruns`);
-      assert.equal(summary.streams[0]!.owner, 'aplay');
-      assert.equal(summary.streams[0]!.xruns, summary.ranking.xruns, 'all on the player stream');
-      assert.ok(summary.loadAtXruns.sampled > 0, 'the load was sampled at the xruns');
-      // The injected offender is test_lockup's code: its lock/unlock functions, or the busy
-      // wait it runs with interrupts off (delay_tsc called from test_lockup — see the lab
-      // ground-truth test). The top-ranked signature must be that code in most of its dumps.
-      const top = report.offenders[0];
-      assert.ok(top, 'a ranked offender');
-      const topEvents = report.events.filter(
-        (e) => e.offender.class === 'kernel' && e.offender.signature === top.signature,
-      );
-      const lockupCode = (e: { offender: { module: string | null }; frames: string[] }): boolean =>
-        e.offender.module === 'test_lockup' || e.frames.some((f) => f.endsWith('[test_lockup]'));
-      const kernelDumps = report.events.filter((e) => e.offender.class === 'kernel');
-      const lockupDumps = kernelDumps.filter(lockupCode).length;
-      assert.ok(
-        lockupDumps >= kernelDumps.length / 2,
-        `${lockupDumps} of ${kernelDumps.length} kernel-code dumps in test_lockup code`,
-      );
-      const inLockup = topEvents.filter(lockupCode).length;
-      assert.ok(
-        inLockup >= topEvents.length / 2 && topEvents.length > 0,
-        `top offender ${top.function} [${top.module}]: ${inLockup} of ${topEvents.length} dumps in test_lockup code`,
-      );
-      assert.equal(report.exitCode, 2);
-      const bundle = await readBundle(join(out, 'watch1', 'bundle.json.gz'));
-      assert.equal(bundle.kind, 'watch');
-      assert.equal(bundle.offenders[0]?.signature, top.signature, 'the bundle ranks the same');
+// The ground truth's own section: xrun_debug on only while its aplay plays, and its slice of the
+// kernel log taken at once (gt-dmesg.txt), before watch's runs print their own dumps.
+const GROUND_TRUTH_SCRIPT = [
+  `echo 3 > ${XRUN_DEBUG}`,
+  'aplay -D hw:0,0 -t raw -f S16_LE -r 48000 -c 2 --period-size=256 --buffer-size=512 -d 20 /dev/zero 2> gt-aplay.err',
+  `echo 0 > ${XRUN_DEBUG}`,
+  'dmesg > gt-dmesg.txt',
+  'echo "gt aplay underruns: $(grep -c underrun gt-aplay.err)"',
+];
 
-      // 2. SIGINT: set while watching, restored after, and a report written.
-      assert.match(r.stdout, /xrun_debug during watch2: 3\b/, 'set while watching');
-      assert.match(r.stdout, /watch2 exit: [02]\b/, `watch2 stderr:\n${guestErr('watch2.err')}`);
-      assert.match(r.stdout, /xrun_debug after: 0\b/, 'restored after SIGINT');
-      const w2 = parseNdjson(readFileSync(join(out, 'watch2.ndjson'), 'utf8'));
-      assert.equal(w2.at(-1)?.type, 'watch-report');
-      assert.match(w2.at(-1)!.watch!.stopReason, /interrupted/);
-      assert.ok(existsSync(join(out, 'watch2', 'bundle.json.gz')), 'bundle written after SIGINT');
-    } finally {
-      rmSync(join(out, '..'), { recursive: true, force: true });
-    }
+test(
+  '--inject lockup:10:irq at period 256 / buffer 512: the top offender is in test_lockup',
+  { skip: labSkip(), timeout: 600_000 },
+  async () => {
+    const { out, r } = await lockupGuest();
+    assert.equal(r.code, 0, `lab exec failed:\n${r.stderr}`);
+    assert.match(r.stderr, /inject lockup 10 ms irq/);
+    const a = await analyzeLog(join(out, 'gt-dmesg.txt'));
+    const xruns = a.events.filter((e) => e.kind === 'xrun');
+    const named = xruns.filter((e) => e.offender.module === 'test_lockup').length;
+    process.stderr.write(
+      `lab ground truth lockup:10:irq 256/512: ${named} of ${xruns.length} XRUN dumps name test_lockup; top: ${a.offenders
+        .slice(0, 3)
+        .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
+        .join(', ')}\n`,
+    );
+    assert.ok(xruns.length >= 10, `expected at least 10 XRUN dumps, got ${xruns.length}`);
+    const top = a.offenders[0];
+    assert.ok(top, 'a ranked offender');
+    assert.equal(top.module, 'test_lockup', `top offender ${top.function} [${top.module}]`);
+    assert.match(top.function, /^test_/);
+    // Measured under TCG on a loaded 2-core host: 153–160 of ~293 name test_unlock; most
+    // others are test_lockup's busy cooldown (delay_tsc, called from test_lockup). Below 30 %
+    // the injection or the attribution is broken.
+    assert.ok(
+      named / xruns.length >= 0.3,
+      `only ${named} of ${xruns.length} dumps name test_lockup`,
+    );
+  },
+);
+
+test(
+  'watch names the player, counts its xruns, ranks the injected test_lockup code first under IO load; restores after --until-xruns and after SIGINT',
+  { skip: labSkip(), timeout: 600_000 },
+  async () => {
+    const { out, r } = await lockupGuest();
+    const guestErr = (name: string): string =>
+      existsSync(join(out, name)) ? readFileSync(join(out, name), 'utf8').slice(-3000) : '(none)';
+    assert.equal(r.code, 0, `lab exec failed:\n${r.stderr}`);
+    process.stderr.write(`lab watch: ${r.stdout.replace(/\n/g, ' | ')}\n`);
+    assert.match(r.stdout, /xrun_debug before: 0\b/);
+
+    // 1. --until-xruns: stops by itself with the player named and test_lockup ranked first.
+    assert.match(
+      r.stdout,
+      /watch1 exit: 2\b/,
+      `guest said: ${r.stdout}\nwatch1 stderr:\n${guestErr('watch1.err')}`,
+    );
+    assert.match(r.stdout, /xrun_debug between: 0\b/, 'restored after --until-xruns');
+    const w1 = parseNdjson(readFileSync(join(out, 'watch1.ndjson'), 'utf8'));
+    const start = w1.find((l) => l.type === 'watch-start');
+    assert.ok(start?.streams, 'watch-start names the streams');
+    assert.equal(start.streams.length, 1, JSON.stringify(start.streams));
+    const s = start.streams[0]!;
+    assert.equal(s.pcm, 'pcmC0D0p');
+    assert.equal(s.owner, 'aplay');
+    assert.deepEqual([s.periodFrames, s.bufferFrames], [256, 512]);
+    const final = w1.at(-1)!;
+    assert.equal(final.type, 'watch-report');
+    const summary = final.watch!;
+    const report = final.report!;
+    process.stderr.write(
+      `lab watch1: stop "${summary.stopReason}", xruns ${summary.ranking.xruns}, classes ${JSON.stringify(summary.ranking.classShares)}, top ${report.offenders
+        .slice(0, 3)
+        .map((o) => `${o.function} [${o.module ?? ''}] ${o.count}`)
+        .join(', ')}; busiest ${summary.loadAtXruns.busiest.map((b) => b.comm).join(', ')}\n`,
+    );
+    assert.match(summary.stopReason, /40 xrun\(s\) reached \(--until-xruns\)/);
+    assert.ok(summary.ranking.xruns >= 40, `counted ${summary.ranking.xruns} xruns`);
+    assert.equal(summary.streams[0]!.owner, 'aplay');
+    assert.equal(summary.streams[0]!.xruns, summary.ranking.xruns, 'all on the player stream');
+    assert.ok(summary.loadAtXruns.sampled > 0, 'the load was sampled at the xruns');
+    // The injected offender is test_lockup's code: its lock/unlock functions, or the busy
+    // wait it runs with interrupts off (delay_tsc called from test_lockup — see the lab
+    // ground-truth test). The top-ranked signature must be that code in most of its dumps.
+    const top = report.offenders[0];
+    assert.ok(top, 'a ranked offender');
+    const topEvents = report.events.filter(
+      (e) => e.offender.class === 'kernel' && e.offender.signature === top.signature,
+    );
+    const lockupCode = (e: { offender: { module: string | null }; frames: string[] }): boolean =>
+      e.offender.module === 'test_lockup' || e.frames.some((f) => f.endsWith('[test_lockup]'));
+    const kernelDumps = report.events.filter((e) => e.offender.class === 'kernel');
+    const lockupDumps = kernelDumps.filter(lockupCode).length;
+    assert.ok(
+      lockupDumps >= kernelDumps.length / 2,
+      `${lockupDumps} of ${kernelDumps.length} kernel-code dumps in test_lockup code`,
+    );
+    const inLockup = topEvents.filter(lockupCode).length;
+    assert.ok(
+      inLockup >= topEvents.length / 2 && topEvents.length > 0,
+      `top offender ${top.function} [${top.module}]: ${inLockup} of ${topEvents.length} dumps in test_lockup code`,
+    );
+    assert.equal(report.exitCode, 2);
+    const bundle = await readBundle(join(out, 'watch1', 'bundle.json.gz'));
+    assert.equal(bundle.kind, 'watch');
+    assert.equal(bundle.offenders[0]?.signature, top.signature, 'the bundle ranks the same');
+
+    // 2. SIGINT: set while watching, restored after, and a report written.
+    assert.match(r.stdout, /xrun_debug during watch2: 3\b/, 'set while watching');
+    assert.match(r.stdout, /watch2 exit: [02]\b/, `watch2 stderr:\n${guestErr('watch2.err')}`);
+    assert.match(r.stdout, /xrun_debug after: 0\b/, 'restored after SIGINT');
+    const w2 = parseNdjson(readFileSync(join(out, 'watch2.ndjson'), 'utf8'));
+    assert.equal(w2.at(-1)?.type, 'watch-report');
+    assert.match(w2.at(-1)!.watch!.stopReason, /interrupted/);
+    assert.ok(existsSync(join(out, 'watch2', 'bundle.json.gz')), 'bundle written after SIGINT');
   },
 );
