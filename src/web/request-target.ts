@@ -14,6 +14,7 @@ const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 // Absolute-form (RFC 9112 3.2.2: a server must accept it): only its path counts.
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#\\]*(?=\/|\?|$)/i;
 
+/** What the router is given: a checked path and the raw query (parsed by web-query.ts). */
 export interface RequestTarget {
   path: string;
   query: URLSearchParams;
