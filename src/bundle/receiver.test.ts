@@ -169,3 +169,22 @@ test('GET /schema serves format 2, /schema?v=1 the frozen format 1 file, an unkn
     assert.match(await none.text(), /published are 1, 2/);
   });
 });
+
+test('every receiver answer carries the security headers (serve --web shares its origin with the pages)', async () => {
+  await withReceiver({}, 1 << 20, async (url) => {
+    const answers = [
+      await fetch(new URL('/healthz', url)),
+      await fetch(new URL('/schema', url)),
+      await fetch(new URL('/schema?v=999', url)),
+      await fetch(new URL('/elsewhere', url), { method: 'POST', body: '{}' }),
+      await fetch(new URL('/bundles', url), { method: 'PUT', body: '{}' }),
+      await fetch(url, { method: 'POST', body: '{"not":"a bundle"}' }),
+    ];
+    for (const r of answers) {
+      assert.match(r.headers.get('content-security-policy') ?? '', /default-src 'none'/, r.url);
+      assert.doesNotMatch(r.headers.get('content-security-policy') ?? '', /unsafe-inline/);
+      assert.equal(r.headers.get('x-content-type-options'), 'nosniff', r.url);
+      await r.arrayBuffer();
+    }
+  });
+});

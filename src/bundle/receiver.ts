@@ -23,6 +23,7 @@ import { gzipDeclaredSize, inflateBounded } from '../net/bounded-inflate.js';
 import { createByteBudget } from '../net/byte-budget.js';
 import { clientKey, forwardedClient } from '../net/client-key.js';
 import { createPerClientLimit } from '../net/per-client-limit.js';
+import { SECURITY_HEADERS } from '../net/security-headers.js';
 import { createSlowUploadRegistry } from '../net/slow-upload-registry.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
 import { bundleHash } from './content-hash.js';
@@ -153,6 +154,7 @@ function send(
   if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body) + '\n';
   res.writeHead(status, {
+    ...SECURITY_HEADERS,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
     ...headers,
@@ -298,6 +300,7 @@ export function createUploadHandler(
         return;
       }
       res.writeHead(200, {
+        ...SECURITY_HEADERS,
         'content-type': 'application/schema+json',
         'content-length': Buffer.byteLength(text),
       });

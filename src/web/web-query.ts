@@ -1,7 +1,7 @@
 // Pure: the web view's query string ⇄ a FleetFilter. URLs are the state of every page (a
 // link to a filtered ranking is shareable); the pages and the JSON API parse them here, so
 // both answer the same question. Bad values are user errors saying what was expected.
-import { BUNDLE_OFFENDER_CLASSES, type BundleOffenderClass } from '../bundle/schema.js';
+import { BUNDLE_OFFENDER_CLASSES, MAX_TEXT, type BundleOffenderClass } from '../bundle/schema.js';
 import { BREAKDOWN_CLASSES, type BundleBreakdownClass } from '../bundle/schema-breakdown.js';
 import { XrunhuntError } from '../errors.js';
 import { quoteUntrusted } from '../text/untrusted-text.js';
@@ -22,6 +22,13 @@ type ListKey = keyof typeof FILTER_PARAMS;
 
 const MAX_VALUES = 50;
 const MAX_VALUE_CHARS = 300;
+/** A signature is at most as long as a bundle may make it (longer matches nothing stored). */
+const MAX_SIGNATURE_CHARS = MAX_TEXT;
+
+// C0 controls and DEL: no page links to such a value (the pages show them as U+FFFD), and
+// PostgreSQL refuses a NUL in any text parameter (a 500 before this check).
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
 
 function badParam(name: string, found: string, expected: string): XrunhuntError {
   return new XrunhuntError(
@@ -42,8 +49,33 @@ function parseInstant(name: string, text: string): number {
   return ms;
 }
 
+/**
+ * Refuses a query whose parameter values hold control characters: the one check every value
+ * passes before it is parsed or reaches a database, whichever parameter it is.
+ */
+export function checkQueryText(q: URLSearchParams): void {
+  for (const [name, value] of q) {
+    if (CONTROL.test(value) || CONTROL.test(name))
+      throw badParam(quoteUntrusted(name, 40), value, 'text without control characters');
+  }
+}
+
+/** The signature parameter (sig=): required, bounded, checked like every other value. */
+export function parseSignature(q: URLSearchParams): string {
+  checkQueryText(q);
+  const s = q.get('sig');
+  if (!s)
+    throw new XrunhuntError('input', 'this page needs sig=SIGNATURE', {
+      hint: 'follow a link from the fleet ranking',
+    });
+  if (s.length > MAX_SIGNATURE_CHARS)
+    throw badParam('sig', s, `at most ${MAX_SIGNATURE_CHARS} characters`);
+  return s;
+}
+
 /** Parses the filter of a page or API request; throws XrunhuntError on a bad value. */
 export function parseFilter(q: URLSearchParams): FleetFilter {
+  checkQueryText(q);
   const filter: FleetFilter = {};
   for (const key of Object.keys(FILTER_PARAMS) as ListKey[]) {
     const name = FILTER_PARAMS[key];

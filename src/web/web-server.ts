@@ -13,21 +13,11 @@ import { renderSignaturePage } from './signature-page.js';
 import { renderTrendPage } from './trend-page.js';
 import { el, text } from '../report-html/markup.js';
 import { renderWebPage } from './web-page.js';
-import { parseCount, parseFilter } from './web-query.js';
+import { parseRequestTarget } from './request-target.js';
+import { SECURITY_HEADERS } from '../net/security-headers.js';
+import { parseCount, parseFilter, parseSignature } from './web-query.js';
 
-/** The policy on every answer: only this origin's stylesheet and script, no inline code. */
-export const CONTENT_SECURITY_POLICY =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
-  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
-
-const SECURITY_HEADERS: Record<string, string> = {
-  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Referrer-Policy': 'no-referrer',
-  'Cross-Origin-Opener-Policy': 'same-origin',
-  'Cross-Origin-Resource-Policy': 'same-origin',
-};
+export { CONTENT_SECURITY_POLICY } from '../net/security-headers.js';
 
 export interface WebServerOptions {
   reader: FleetReader;
@@ -74,14 +64,7 @@ async function route(reader: FleetReader, path: string, q: URLSearchParams): Pro
   const api = path.startsWith('/api/');
   const name = api ? path.slice(4) : path;
   const filter = parseFilter(q);
-  const sig = (): string => {
-    const s = q.get('sig');
-    if (!s)
-      throw new XrunhuntError('input', 'this page needs sig=SIGNATURE', {
-        hint: 'follow a link from the fleet ranking',
-      });
-    return s;
-  };
+  const sig = (): string => parseSignature(q);
   switch (name) {
     case '/': {
       if (api) break;
@@ -119,7 +102,7 @@ async function route(reader: FleetReader, path: string, q: URLSearchParams): Pro
     }
     case '/flame': {
       const limit = parseCount(q, 'limit', 2000, 1, 20000);
-      const f = await reader.flame({ filter, signature: q.get('sig') || null, limit });
+      const f = await reader.flame({ filter, signature: q.get('sig') ? sig() : null, limit });
       if (api) return json(f);
       return html(renderFlamePage(f, filter, await reader.filterValues()));
     }
@@ -138,24 +121,34 @@ export function createWebHandler(
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const t0 = performance.now();
-    const url = new URL(req.url ?? '/', 'http://web.invalid');
+    const target = parseRequestTarget(req.url ?? '/');
+    // A refused target is logged as sent (cut short); JSON and the log quote it.
+    const logged = target?.path ?? (req.url ?? '').slice(0, 200);
     let a: Answer;
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       a = {
         ...html(errorPage(405, 'This view is read-only: only GET and HEAD.'), 405),
         headers: { Allow: 'GET, HEAD' },
       };
+    } else if (!target) {
+      a = html(
+        errorPage(
+          400,
+          'This address is not a page of this view: a plain path is expected (no "." or ".." segments, backslashes, percent escapes or empty segments).',
+        ),
+        400,
+      );
     } else {
       try {
-        a = await route(options.reader, url.pathname, url.searchParams);
+        a = await route(options.reader, target.path, target.query);
       } catch (err) {
-        const api = url.pathname.startsWith('/api/');
+        const api = target.path.startsWith('/api/');
         if (err instanceof XrunhuntError) {
           a = api
             ? json({ error: err.message, hint: err.hint }, 400)
             : html(errorPage(400, err.message, err.hint), 400);
         } else {
-          options.onError?.(err, url.pathname);
+          options.onError?.(err, target.path);
           a = api
             ? json({ error: 'internal error' }, 500)
             : html(errorPage(500, 'Internal error: the server log says why.'), 500);
@@ -172,7 +165,7 @@ export function createWebHandler(
     res.end(req.method === 'HEAD' ? undefined : a.body);
     options.onRequest?.({
       method: req.method ?? '?',
-      path: url.pathname,
+      path: logged,
       status: a.status,
       ms: performance.now() - t0,
     });

@@ -151,6 +151,23 @@ describe('the web view over PostgreSQL through the CLI', { skip: postgresSkip() 
       assert.equal(after.totals.bundles, 1);
       assert.equal(after.totals.machines, 1);
       assert.equal(bundlesOnPage(await (await fetch(rx.url)).text()), 1);
+      // A NUL in a query value was a 500 (PostgreSQL refuses it in text); now a clear 400.
+      for (const path of ['/?kernel=%00', '/api/ranking?card=a%00b', '/signature?sig=%00']) {
+        const r = await fetch(new URL(path, rx.url));
+        assert.equal(r.status, 400, path);
+        assert.match(await r.text(), /control characters/);
+      }
+      // A bundle with NUL in its strings was answered 201 but never reached the store.
+      const nul = structuredClone(fleet.bundles[1]!);
+      nul.host.kernelRelease = '6.1.0-nul\u0000x';
+      const up2 = await fetch(rx.url, { method: 'POST', body: JSON.stringify(nul) });
+      assert.equal(up2.status, 201, await up2.text());
+      const two = await ranking(rx.url);
+      assert.equal(two.totals.bundles, 2);
+      const kernels = (await (await fetch(new URL('/api/filters', rx.url))).json()) as {
+        kernelReleases: { value: string }[];
+      };
+      assert.ok(kernels.kernelReleases.some((k) => k.value === '6.1.0-nul\ufffdx'));
     } finally {
       assert.equal(await rx.stop(), 0, rx.stderr());
       rmSync(tmp, { recursive: true, force: true });

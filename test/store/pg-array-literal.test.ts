@@ -4,7 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
-import { pgArrayLiteral } from '../../src/store/pg-array-literal.js';
+import { pgArrayLiteral, withArrayLiterals } from '../../src/store/pg-array-literal.js';
 import { postgresSkip, startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
 
 const skip = postgresSkip();
@@ -50,6 +50,24 @@ test('pg array literal: hostile text round-trips through unnest', { skip }, asyn
   assert.deepEqual(await roundTrip('text', text), text);
   assert.deepEqual(await roundTrip('text', []), []);
 });
+
+test(
+  'pg array literal: NUL (which PostgreSQL text cannot hold) arrives as U+FFFD',
+  { skip },
+  async () => {
+    // Before: "invalid byte sequence for encoding UTF8: 0x00", and the ingest batch rolled back.
+    assert.deepEqual(await roundTrip('text', ['a\u0000b', '\u0000', 'ok']), [
+      'a\ufffdb',
+      '\ufffd',
+      'ok',
+    ]);
+    const scalar = await client!.query<{ v: string }>({
+      text: 'SELECT $1::text AS v',
+      values: withArrayLiterals(['x\u0000y']) as string[],
+    });
+    assert.equal(scalar.rows[0]!.v, 'x\ufffdy');
+  },
+);
 
 test('pg array literal: numbers and booleans keep their values', { skip }, async () => {
   assert.deepEqual(await roundTrip('float8', [0, -1.5, 1e-9, 12345.678, null]), [
