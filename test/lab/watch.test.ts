@@ -15,7 +15,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execInLab, labSkip } from '../helpers/lab.js';
+import { execInLab, labSections, labSkip } from '../helpers/lab.js';
+import type { SessionReport } from '../../src/session/report-model.js';
 import { innerXrunhuntArgv } from '../../src/lab/lab-runner.js';
 import { shellQuote } from '../../src/lab/guest-script.js';
 import { readBundle } from '../../src/bundle/index.js';
@@ -63,6 +64,8 @@ const lockupGuest = (): NonNullable<typeof lockupRun> =>
       ['taskset', '-c', '1', ...innerXrunhuntArgv(['watch', ...args])].map(shellQuote).join(' ');
     const script = [
       ...GROUND_TRUTH_SCRIPT,
+      ...SESSION_LOCKUP_SCRIPT,
+      'echo "== watch"',
       `X=${XRUN_DEBUG}`,
       'echo "xrun_debug before: $(cat $X)"',
       // Everything the run writes goes to tmpfs first: writes to the 9p results share hold
@@ -118,6 +121,50 @@ const GROUND_TRUTH_SCRIPT = [
   'dmesg > gt-dmesg.txt',
   'echo "gt aplay underruns: $(grep -c underrun gt-aplay.err)"',
 ];
+
+// `xrunhunt session` with test_lockup injected (it was session-lab.test.ts's own boot of this
+// shape). Recipe (platform facts §5a): 10 ms irq-off sections at period 256 / buffer 512,
+// player and injector on CPU 0 (the lab pins the whole script there with --inject),
+// preempt=full (the lab's default with --inject). Its JSON report goes to the lab's stdout,
+// where the guest's paths are rewritten to the host's.
+const SESSION_LOCKUP_SCRIPT = [
+  'echo "== session-lockup"',
+  // Ends when the evidence is in: 60 kernel XRUNs (~7 s here; 20 s gave ~180, of which
+  // test_lockup's functions were the top by far). The thresholds below are unchanged.
+  `${innerXrunhuntArgv(['session', '--device', 'hw:CARD=Dummy,DEV=0', '--period', '256', '--periods', '2', '--cpu', '0', '--phases', 'idle:20s', '--until-xruns', '60', '--json', '--out', 'bundle']).map(shellQuote).join(' ')}; echo "rc session-lockup=$?"`,
+];
+
+test(
+  'lab session with test_lockup injected: the top offender is the injected function',
+  { skip: labSkip(), timeout: 600_000 },
+  async () => {
+    const { out, r } = await lockupGuest();
+    assert.equal(r.code, 0, `lab exec failed:\n${r.stderr}`);
+    const section = labSections(r.stdout).get('session-lockup') ?? '';
+    assert.match(section, /^rc session-lockup=2$/m, section.slice(-2000));
+    const json = section.slice(section.indexOf('{'), section.lastIndexOf('}') + 1);
+    const report = JSON.parse(json) as SessionReport;
+    // Issue 30 item 7: the paths the guest printed name the host's copy, which exists.
+    const files = (report as unknown as { files: { bundle: string | null } }).files;
+    assert.equal(files.bundle, join(out, 'bundle', 'bundle.json.gz'));
+    assert.ok(existsSync(files.bundle), files.bundle);
+    const top = report.offenders[0];
+    assert.ok(top, `an offender; conclusion: ${report.conclusion.join(' ')}`);
+    assert.equal(top.module, 'test_lockup', `top offender ${top.function} [${top.module}]`);
+    assert.match(top.function ?? '', /^test_(un)?lock/);
+    assert.ok(
+      report.conclusion.some((c) => c.includes(top.function!)),
+      'named in the conclusion',
+    );
+    assert.ok(
+      report.conclusion.some((c) => /Stopped early \(60 kernel XRUN/.test(c)),
+      `--until-xruns ended it: ${report.conclusion.join(' ')}`,
+    );
+    process.stderr.write(
+      `# lab lockup: top ${top.function} [${top.module}] ${top.count} (${(top.share * 100).toFixed(0)}%)\n`,
+    );
+  },
+);
 
 test(
   '--inject lockup:10:irq at period 256 / buffer 512: the top offender is in test_lockup',
