@@ -122,7 +122,8 @@ function batchJobs(files) {
   for (const f of [...files].sort((a, b) => (lastTimes[b] ?? 1) - (lastTimes[a] ?? 1))) {
     const b = batches.reduce((x, y) => (y.load < x.load ? y : x));
     b.files.push(f);
-    b.load += lastTimes[f] ?? 1;
+    // Each file also pays its imports and tsx compile, which its tests' durations leave out.
+    b.load += (lastTimes[f] ?? 1) + 0.1;
   }
   return batches.map(({ name, files: fs }) => ({ name, files: fs.sort() }));
 }
@@ -166,13 +167,24 @@ function batchEntry(job, index) {
 function runJob(job, index, stream) {
   return new Promise((resolve) => {
     const started = Date.now();
-    const target =
-      job.files.length === 1 && job.name === job.files[0] ? job.files[0] : batchEntry(job, index);
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=spec', target],
-      { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: childEnv },
-    );
+    const isBatch = !(job.files.length === 1 && job.name === job.files[0]);
+    const target = isBatch ? batchEntry(job, index) : job.files[0];
+    // A batch also writes each top-level test's file and duration (file-times-reporter.mjs):
+    // summed per file, they balance the next run's batches by time.
+    const fileTimes = isBatch ? join(CACHE_DIR, `batch-${index}.times.ndjson`) : null;
+    const reporters = fileTimes
+      ? [
+          '--test-reporter=spec',
+          '--test-reporter-destination=stdout',
+          `--test-reporter=${pathToFileURL(join(root, 'scripts', 'file-times-reporter.mjs')).href}`,
+          `--test-reporter-destination=${fileTimes}`,
+        ]
+      : ['--test-reporter=spec'];
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test', ...reporters, target], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: childEnv,
+    });
     const held = [];
     const out = (d) => (stream ? process.stdout.write(d) : held.push(d));
     // The reporter's `ℹ pass N` lines, read as they stream: after a failure the spec reporter
@@ -202,9 +214,39 @@ function runJob(job, index, stream) {
       if ((code ?? 1) !== 0 && counts.fail === 0) counts.fail = 1;
       const cpuText = cpu === null ? '' : `, ${cpu.toFixed(1)} s CPU`;
       process.stdout.write(`## ${job.name}: ${seconds.toFixed(1)} s${cpuText}, exit ${code}\n`);
-      resolve({ name: job.name, seconds, cpu, code: code ?? 1, ...counts });
+      resolve({
+        name: job.name,
+        seconds,
+        cpu,
+        code: code ?? 1,
+        ...counts,
+        fileSeconds: fileTimes ? readFileTimes(fileTimes) : {},
+      });
     });
   });
+}
+
+// Seconds per file (repo-relative) from a batch's file-times lines; {} when there are none.
+function readFileTimes(path) {
+  const out = {};
+  let text = '';
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return out;
+  }
+  for (const line of text.split('\n')) {
+    if (line === '') continue;
+    try {
+      const { file, ms } = JSON.parse(line);
+      if (typeof file !== 'string' || typeof ms !== 'number') continue;
+      const f = relative(root, file.startsWith('file:') ? new URL(file).pathname : file);
+      out[f] = (out[f] ?? 0) + ms / 1000;
+    } catch {
+      // a line cut off by a killed job
+    }
+  }
+  return out;
 }
 
 // CPU seconds of this runner's reaped children (and what they reaped in turn): /proc/self/stat's
@@ -263,7 +305,10 @@ const results = done.flatMap((g) => g.results);
 const sum = (k) => results.reduce((a, r) => a + r[k], 0);
 
 const times = { ...lastTimes };
-for (const r of results) times[r.name] = r.seconds;
+for (const r of results) {
+  times[r.name] = r.seconds;
+  Object.assign(times, r.fileSeconds);
+}
 try {
   mkdirSync(CACHE_DIR, { recursive: true });
   writeFileSync(TIMES_FILE, JSON.stringify(times, null, 1));
