@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { renderRunScript, shellQuote } from './guest-script.js';
 import { parseInjectSpec } from './inject-spec.js';
 
@@ -56,6 +59,48 @@ test('injection loops insmod in the background, pins both to CPU 0 and stops aft
     positions,
   );
   assert.ok(positions.every((p) => p >= 0));
+});
+
+test('--inject-paused: the injector waits until the command creates $XRUNHUNT_LAB_INJECT_GO', () => {
+  // Run for real in sh, with a stand-in insmod (a MOCK: it logs each round) and the guest's
+  // /run paths moved into a temp folder.
+  const dir = mkdtempSync(join(tmpdir(), 'xrunhunt-inject-paused-'));
+  try {
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(
+      join(dir, 'bin', 'insmod'),
+      `#!/bin/sh\necho round >> ${dir}/rounds\nsleep 0.05\n`,
+    );
+    chmodSync(join(dir, 'bin', 'insmod'), 0o755);
+    const line = [
+      `sleep 0.6; [ -s ${dir}/rounds ] && echo early`,
+      'touch "$XRUNHUNT_LAB_INJECT_GO"',
+      `i=0; while [ ! -s ${dir}/rounds ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done`,
+      `[ -s ${dir}/rounds ] && echo resumed`,
+    ].join('; ');
+    const spec = { ...parseInjectSpec('lockup:10:irq'), startPaused: true };
+    const s = renderRunScript({
+      command: { kind: 'shell', line },
+      inject: { spec, modulePath: '/m/test_lockup.ko' },
+    })
+      .replace(/^cd .*$/m, `cd ${dir}`)
+      .replace(/^mkdir .*$/m, '')
+      .replaceAll('/run/xrunhunt-lab-inject', `${dir}/inject`);
+    const out = execFileSync('sh', ['-c', s], {
+      env: { ...process.env, PATH: `${dir}/bin:${process.env['PATH']}` },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).toString();
+    assert.doesNotMatch(out, /early/, 'no round before the command resumed it');
+    assert.match(out, /resumed/);
+    // Without --inject-paused the file exists from the start (the injector runs at once).
+    const plain = renderRunScript({
+      command: { kind: 'shell', line: 'true' },
+      inject: { spec: parseInjectSpec('lockup:10:irq'), modulePath: '/m/test_lockup.ko' },
+    });
+    assert.match(plain, /^touch "\$XRUNHUNT_LAB_INJECT_GO"$/m);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('the generated script is valid sh and returns the inner exit code', () => {

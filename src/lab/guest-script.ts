@@ -24,6 +24,8 @@ export const GUEST_DMESG_FILENAME = 'dmesg.txt';
  * logging ranked as the top offender of a session under IO load.
  */
 export const GUEST_WORK_DIR = '/run/xrunhunt-results';
+/** While this file exists in the guest the injector runs (see `--inject-paused`). */
+export const INJECT_GO_FILE = '/run/xrunhunt-lab-inject.go';
 /** One line per insmod round of the injector (guest uptime in seconds, round number). */
 export const INJECT_LOG_FILENAME = 'lab-inject.log';
 
@@ -88,10 +90,17 @@ export function renderRunScript(opts: RunScriptOptions): string {
     lines.push(
       'stop=/run/xrunhunt-lab-inject.stop',
       'rm -f "$stop"',
+      // The injector runs while this file exists: from the start, or (--inject-paused) once
+      // the inner command creates it; removing it pauses the loop after the current round.
+      `export XRUNHUNT_LAB_INJECT_GO=${INJECT_GO_FILE}`,
+      opts.inject.spec.startPaused
+        ? 'rm -f "$XRUNHUNT_LAB_INJECT_GO"'
+        : 'touch "$XRUNHUNT_LAB_INJECT_GO"',
       // test_lockup always ends with EAGAIN (nothing stays loaded): loop until told to stop.
       '(',
       '  n=0',
       '  while [ ! -e "$stop" ]; do',
+      '    if [ ! -e "$XRUNHUNT_LAB_INJECT_GO" ]; then sleep 0.1; continue; fi',
       `    echo "$(cut -d' ' -f1 /proc/uptime) ${opts.inject.spec.mode} ${opts.inject.spec.sectionMs}ms round $n" >> ${INJECT_LOG_FILENAME}`,
       `    ${pin}${insmod} >/dev/null 2>&1`,
       '    n=$((n + 1))',

@@ -9,6 +9,12 @@ export interface LockupInjection {
   /** How long each section holds interrupts / preemption / softirqs off, in ms. */
   sectionMs: number;
   mode: LockupMode;
+  /**
+   * Start with the injector waiting (`--inject-paused`): the guest script resumes it by creating
+   * the file in $XRUNHUNT_LAB_INJECT_GO and pauses it again by removing that file, so checks
+   * with and without the offender share one boot.
+   */
+  startPaused?: boolean;
 }
 
 /**

@@ -1,12 +1,14 @@
 // Emulated sound hardware in the lab (`lab … --card hda|usb|ac97`) on the default kernel
 // (debian-debug: the drivers are our xrun_debug modules, loaded at boot): the real snd-hda-intel, snd-usb-audio and snd-intel8x0 drivers
-// behind QEMU's ich9-intel-hda, usb-audio and AC97. Serial (each test boots a guest, TCG).
+// behind QEMU's ich9-intel-hda, usb-audio and AC97. Serial (the two card checks share one boot, TCG).
 import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execInLab, labSkip } from '../helpers/lab.js';
+import { execInLab, labSections, labSkip } from '../helpers/lab.js';
+import { innerXrunhuntArgv } from '../../src/lab/lab-runner.js';
+import { shellQuote } from '../../src/lab/guest-script.js';
 import { runCli, repoRoot } from '../helpers/cli.js';
 import { analyzeLog } from './lab-analyze.js';
 import type { SessionReport } from '../../src/session/report-model.js';
@@ -62,48 +64,88 @@ test("a kernel without a card's driver is refused before boot, naming the driver
   assert.doesNotMatch(r.stderr, /booting|at .*\.ts:\d+/, 'no boot, no stack trace');
 });
 
-test(
-  'lab session --card hda with lockup:10:irq injected: the top offender is the injected function',
-  { skip, timeout: 420_000 },
-  async () => {
-    const out = join(work, 'hda-lockup');
+// One boot for the two card checks below: the three emulated cards first, with the injector
+// paused (--inject-paused), their slice of the kernel log taken (three-dmesg.txt), then the
+// injector resumed and the HDA lockup session. The lockup session had a boot of its own
+// (`lab session --card hda --inject lockup:10:irq`); here the other cards are present but idle.
+// With --inject the lab pins the whole script to CPU 0 and steers every device interrupt there.
+let guestRun: Promise<{ out: string; r: Awaited<ReturnType<typeof execInLab>> }> | undefined;
+const sharedGuest = (): NonNullable<typeof guestRun> =>
+  (guestRun ??= (async () => {
+    const out = join(work, 'cards');
+    const usb = '/proc/asound/Audio/pcm0p';
+    const aplay = (id: string, period: number, secs: number, err: string) =>
+      `aplay -D hw:CARD=${id},DEV=0 -t raw -f S16_LE -r 48000 -c 2 --period-size=${period} --buffer-size=${period * 4} -d ${secs} /dev/zero 2> ${err}`;
+    const script = [
+      'cat /proc/asound/cards',
+      // usb: 4 s at period 256 / buffer 1024 must play through.
+      `${aplay('Audio', 256, 4, 'usb.err')}; echo "usb aplay rc=$?"`,
+      // Then one forced XRUN (xrun_injection) once the stream runs: its dump must be captured.
+      // (After an XRUN the driver's restart fails with EIO under QEMU: aplay's exit is not checked.)
+      `echo 3 > ${usb}/xrun_debug`,
+      `${aplay('Audio', 256, 6, 'usb-inject.err')} & A=$!`,
+      `for i in $(seq 50); do grep -q RUNNING ${usb}/sub0/status && break; sleep 0.2; done`,
+      `grep -q RUNNING ${usb}/sub0/status && echo usb running; echo 1 > ${usb}/sub0/xrun_injection`,
+      'wait $A',
+      `echo 0 > ${usb}/xrun_debug`,
+      `${aplay('I82801AAICH', 1024, 3, 'ac97.err')}; echo "ac97 aplay rc=$?"`,
+      `node ${WAKEUP_PROBE} hw:CARD=Intel,DEV=0`,
+      `node ${WAKEUP_PROBE} hw:CARD=Dummy,DEV=0`,
+    ].join('\n');
     // The recipe of the dummy ground truth (platform-facts §5a): 10 ms irq-off sections at
     // period 256 / buffer 512, player and injector on CPU 0, preempt=full; the lab steers the
-    // HDA's MSI to CPU 0 as well, so the period interrupt is the one held off.
-    const r = await runCli(
+    // HDA's MSI to CPU 0 as well, so the period interrupt is the one held off. It ends when the
+    // evidence is in (60 kernel XRUNs of the HDA PCM); the thresholds are those of the 20 s
+    // run (265 dumps, 180 naming test_lockup, measured 2026-12-07).
+    const session = innerXrunhuntArgv([
+      'session',
+      '--device',
+      'hw:CARD=Intel,DEV=0',
+      '--period',
+      '256',
+      '--periods',
+      '2',
+      '--cpu',
+      '0',
+      '--phases',
+      'idle:20s',
+      '--until-xruns',
+      '60',
+      '--json',
+    ])
+      .map(shellQuote)
+      .join(' ');
+    const r = await execInLab(
       [
-        'lab',
-        'session',
-        '--card',
-        'hda',
-        '--inject',
-        'lockup:10:irq',
-        '--out',
-        out,
-        '--timeout',
-        '6m',
-        '--',
-        '--period',
-        '256',
-        '--periods',
-        '2',
-        '--cpu',
-        '0',
-        '--phases',
-        'idle:20s',
-        // Ends when the evidence is in (60 kernel XRUNs of the HDA PCM); the thresholds below
-        // are those of the 20 s run (265 dumps, 180 naming test_lockup, measured 2026-12-07).
-        '--until-xruns',
-        '60',
-        '--json',
-      ],
-      { timeoutMs: 400_000 },
+        script,
+        'dmesg > three-dmesg.txt',
+        'touch "$XRUNHUNT_LAB_INJECT_GO"',
+        'echo "== hda-lockup"',
+        `${session}; echo "rc hda-lockup=$?"`,
+      ].join('\n'),
+      {
+        labOptions: [
+          ...['--card', 'usb', '--card', 'ac97', '--card', 'hda'],
+          ...['--inject', 'lockup:10:irq', '--inject-paused', '--out', out, '--timeout', '9m'],
+        ],
+        timeoutMs: 560_000,
+      },
     );
-    assert.match(r.stderr, /card hda/);
-    const start = r.stdout.indexOf('{');
-    assert.ok(start >= 0, `a JSON report on stdout; stderr:\n${r.stderr.slice(-3000)}`);
-    const report = JSON.parse(r.stdout.slice(start)) as SessionReport;
-    assert.equal(r.code, 2, 'xruns were found');
+    return { out, r };
+  })());
+
+test(
+  'lab session --card hda with lockup:10:irq injected: the top offender is the injected function',
+  { skip, timeout: 600_000 },
+  async () => {
+    const { r } = await sharedGuest();
+    assert.equal(r.code, 0, `lab exec failed:\n${r.stderr.slice(-3000)}`);
+    const section = labSections(r.stdout).get('hda-lockup') ?? '';
+    assert.match(section, /^rc hda-lockup=2$/m, `xruns were found:\n${section.slice(-2000)}`);
+    assert.match(r.stderr, /card [\w+]*hda.*inject lockup 10 ms irq/);
+    const start = section.indexOf('{');
+    assert.ok(start >= 0, `a JSON report in the section; stderr:\n${r.stderr.slice(-3000)}`);
+    const report = JSON.parse(section.slice(start, section.lastIndexOf('}') + 1)) as SessionReport;
     // snd-dummy and snd-aloop are cards 0 and 1 (loaded first): the HDA PCM is later.
     assert.match(report.kernelCapture.pcm ?? '', /^pcmC([2-9]|\d\d)D0p$/);
     const top = report.offenders[0];
@@ -130,32 +172,9 @@ test(
 
 test(
   'lab --card usb --card ac97 --card hda: the drivers bind, usb and ac97 play, a usb XRUN dump is captured, hda can run without period interrupts',
-  { skip, timeout: 420_000 },
+  { skip, timeout: 600_000 },
   async () => {
-    const out = join(work, 'three');
-    const usb = '/proc/asound/Audio/pcm0p';
-    const aplay = (id: string, period: number, secs: number, err: string) =>
-      `aplay -D hw:CARD=${id},DEV=0 -t raw -f S16_LE -r 48000 -c 2 --period-size=${period} --buffer-size=${period * 4} -d ${secs} /dev/zero 2> ${err}`;
-    const script = [
-      'cat /proc/asound/cards',
-      // usb: 4 s at period 256 / buffer 1024 must play through.
-      `${aplay('Audio', 256, 4, 'usb.err')}; echo "usb aplay rc=$?"`,
-      // Then one forced XRUN (xrun_injection) once the stream runs: its dump must be captured.
-      // (After an XRUN the driver's restart fails with EIO under QEMU: aplay's exit is not checked.)
-      `echo 3 > ${usb}/xrun_debug`,
-      `${aplay('Audio', 256, 6, 'usb-inject.err')} & A=$!`,
-      `for i in $(seq 50); do grep -q RUNNING ${usb}/sub0/status && break; sleep 0.2; done`,
-      `grep -q RUNNING ${usb}/sub0/status && echo usb running; echo 1 > ${usb}/sub0/xrun_injection`,
-      'wait $A',
-      `echo 0 > ${usb}/xrun_debug`,
-      `${aplay('I82801AAICH', 1024, 3, 'ac97.err')}; echo "ac97 aplay rc=$?"`,
-      `node ${WAKEUP_PROBE} hw:CARD=Intel,DEV=0`,
-      `node ${WAKEUP_PROBE} hw:CARD=Dummy,DEV=0`,
-    ].join('\n');
-    const r = await execInLab(script, {
-      labOptions: ['--card', 'usb', '--card', 'ac97', '--card', 'hda', '--out', out],
-      timeoutMs: 400_000,
-    });
+    const { out, r } = await sharedGuest();
     assert.equal(r.code, 0, `lab exec failed:\n${r.stderr.slice(-3000)}`);
     for (const id of ['Dummy', 'Loopback', 'Audio', 'I82801AAICH', 'Intel']) {
       assert.match(r.stdout, new RegExp(`\\[${id} *\\]`), `card ${id} in /proc/asound/cards`);
@@ -164,10 +183,10 @@ test(
     assert.match(r.stdout, /^usb running$/m);
     assert.match(r.stdout, /^ac97 aplay rc=0$/m);
     // Captured: the analyzer reads the forced XRUN (and any real ones) of the usb PCM.
-    const a = await analyzeLog(join(out, 'dmesg.txt'));
+    const a = await analyzeLog(join(out, 'three-dmesg.txt'));
     const usbCard = /\s(\d+) \[Audio\s*\]/.exec(r.stdout)?.[1];
     assert.ok(usbCard !== undefined, 'usb card number');
-    const dmesg = readFileSync(join(out, 'dmesg.txt'), 'utf8');
+    const dmesg = readFileSync(join(out, 'three-dmesg.txt'), 'utf8');
     const headers = dmesg.split('\n').filter((l) => l.includes(`XRUN: pcmC${usbCard}D0p`));
     const xruns = a.events.filter((e) => e.kind === 'xrun').length;
     process.stderr.write(

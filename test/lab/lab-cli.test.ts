@@ -52,6 +52,13 @@ test('a bad --inject is a usage error that shows the accepted form', async () =>
   assert.match(r.stderr, /lockup:<ms>\[:irq\|:preempt\|:softirq\]/);
 });
 
+test('--inject-paused without --inject is a usage error that says what to add', async () => {
+  const r = await runCli(['lab', 'exec', '--inject-paused', '--', 'true']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /--inject-paused pauses the --inject offender, and --inject is not given/);
+  assert.match(r.stderr, /add --inject lockup:10:irq/);
+});
+
 test('lab exec without a command, and bad --preempt / --accel, are usage errors', async () => {
   const noCmd = await runCli(['lab', 'exec']);
   assert.equal(noCmd.code, 1);

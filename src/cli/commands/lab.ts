@@ -95,6 +95,11 @@ const RUN_OPTIONS = {
     description:
       'ground-truth offender while the command runs: lockup:<ms>[:irq|:preempt|:softirq]',
   },
+  'inject-paused': {
+    type: 'boolean',
+    description:
+      'start the --inject offender paused: the command resumes it with touch "$XRUNHUNT_LAB_INJECT_GO" (rm pauses it)',
+  },
   pipewire: {
     type: 'string',
     choices: ['timer', 'irq'],
@@ -162,6 +167,14 @@ async function bootWith(
       `--scratch must be 0 or at least 64M (ext4 with a journal), got "${v.scratch}"`,
     );
   }
+  if (v['inject-paused'] && v.inject === undefined) {
+    throw new UsageError(
+      '--inject-paused pauses the --inject offender, and --inject is not given',
+      {
+        hint: 'add --inject lockup:10:irq (or another lockup spec)',
+      },
+    );
+  }
   if (v.pipewire === undefined && v['pipewire-build'] !== 'auto') {
     throw new UsageError(
       `--pipewire-build ${v['pipewire-build']} chooses which PipeWire --pipewire runs, and --pipewire is not given`,
@@ -183,7 +196,14 @@ async function bootWith(
     ...(preempt !== undefined ? { preempt: preempt as PreemptModel } : {}),
     threadirqs: v.threadirqs,
     cards: parseSoundCards(v.card),
-    ...(v.inject !== undefined ? { inject: parseInjectSpec(v.inject) } : {}),
+    ...(v.inject !== undefined
+      ? {
+          inject: {
+            ...parseInjectSpec(v.inject),
+            ...(v['inject-paused'] ? { startPaused: true } : {}),
+          },
+        }
+      : {}),
     ...(v.pipewire !== undefined
       ? {
           pipewire: {
