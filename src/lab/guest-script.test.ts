@@ -83,8 +83,7 @@ test('--inject-paused: the injector waits until the command creates $XRUNHUNT_LA
       command: { kind: 'shell', line },
       inject: { spec, modulePath: '/m/test_lockup.ko' },
     })
-      .replace(/^cd .*$/m, `cd ${dir}`)
-      .replace(/^mkdir .*$/m, '')
+      .replace(/^mkdir .*$/m, `cd ${dir}`)
       .replaceAll('/run/xrunhunt-lab-inject', `${dir}/inject`);
     const out = execFileSync('sh', ['-c', s], {
       env: { ...process.env, PATH: `${dir}/bin:${process.env['PATH']}` },
