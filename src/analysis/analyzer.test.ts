@@ -422,3 +422,71 @@ test('a period interrupt that hits another interrupt on its way out looks throug
   assert.equal(o.function, 'test_lockup');
   assert.equal(o.signature, '_raw_spin_unlock_irqrestore | test_lockup');
 });
+
+// Issue 30: dumps of several CPUs printed at once, mixed line by line.
+const cpuDump = (c: number): string[] =>
+  dump(`cpu${c}_hog+0x15/0x30`, [`cpu${c}_caller+0x1/0x2`]).map((l) =>
+    l
+      .replace('XRUN: pcmC0D0p:0', `XRUN: pcmC${c}D0p:0`)
+      .replace('CPU: 0 PID: 1', `CPU: ${c} PID: ${c + 1}`),
+  );
+const roundRobin = (cpus: number, fmt: (c: number, l: string, i: number) => string): string => {
+  const d = Array.from({ length: cpus }, (_, c) => cpuDump(c));
+  const out: string[] = [];
+  for (let i = 0; i < d[0]!.length; i++)
+    d.forEach((x, c) => out.push(fmt(c, x[i]!, out.length + 1)));
+  return out.join('\n');
+};
+const rightCpu = (r: ReturnType<typeof analyzeText>): number =>
+  r.events.filter((e) => e.offender.function === `cpu${/pcmC(\d+)/.exec(e.pcm ?? '')?.[1]}_hog`)
+    .length;
+
+test('issue 30: /dev/kmsg records with caller=C12 keep 64 interleaved dumps apart', () => {
+  const r = analyzeText(roundRobin(64, (c, l, i) => `4,${i},${1000 + i},-,caller=C${c};${l}`));
+  assert.equal(r.events.length, 64);
+  assert.equal(rightCpu(r), 64);
+});
+
+test('issue 30: 64 dumps of caller-id lines, randomly interleaved, are all attributed (no early staleness)', () => {
+  // One CPU's lines spread over far more than 400 lines: each dump gets one line in 64.
+  const d = Array.from({ length: 64 }, (_, c) => cpuDump(c));
+  const out: string[] = [];
+  const longest = d[0]!.length;
+  for (let i = 0; i < longest; i++)
+    for (let c = 0; c < 64; c++) {
+      // CPU 0 prints its last lines only after all the others are done.
+      if (c === 0 && i >= 3) continue;
+      out.push(`[  10.000000][    C${c}] ${d[c]![i]}`);
+    }
+  for (let i = 3; i < longest; i++) out.push(`[  10.000000][    C0] ${d[0]![i]}`);
+  const r = analyzeText(out.join('\n'));
+  assert.equal(rightCpu(r), 64);
+});
+
+test('issue 30: interleaved dumps without caller ids: a warning and no offender taken from another dump', () => {
+  for (const fmt of [
+    (_c: number, l: string) => `[  10.000000] ${l}`,
+    (_c: number, l: string) => `Dec  7 20:00:00 host kernel: ${l}`,
+  ]) {
+    const r = analyzeText(roundRobin(64, fmt));
+    assert.equal(r.events.length, 64);
+    const wrong = r.events.filter(
+      (e) => e.offender.class === 'kernel' && rightCpu({ ...r, events: [e] }) === 0,
+    );
+    assert.deepEqual(
+      wrong.map((e) => e.offender.function),
+      [],
+    );
+    assert.ok(
+      r.warnings.some((w) => /interleaved line by line/.test(w)),
+      JSON.stringify(r.warnings),
+    );
+  }
+  // The same dumps one after the other: attributed, no warning.
+  const seq = Array.from({ length: 64 }, (_, c) => cpuDump(c))
+    .flat()
+    .join('\n');
+  const r = analyzeText(seq);
+  assert.equal(rightCpu(r), 64);
+  assert.deepEqual(r.warnings, []);
+});
