@@ -661,7 +661,6 @@ export async function streamAnalyzeFiles(
   if (showProgress) io.stderr!.write('\r\u001b[K');
   const end = a.finish();
   for (const w of end.warnings) warn(w);
-  for (const w of tally.warnings()) warn(w);
   return { offenders: tally.offenders(), summary: tally.summary(end.lines), warnings };
 }
 

@@ -71,13 +71,6 @@ interface OpenRecord {
   taskLine?: string;
   /** ftrace: the `<stack trace>` of this xrun line has not started yet (other events first). */
   awaitingStack?: boolean;
-  /** A `Call Trace:` line was read. */
-  sawCallTrace?: boolean;
-  /**
-   * Lines of another dump were mixed into this one (CPUs printing at once, no caller ids to
-   * tell them apart): its stack cannot be trusted and is not used.
-   */
-  mixed?: boolean;
 }
 
 interface Previous {
@@ -114,21 +107,13 @@ const DEFAULT_MAX_FRAMES = 512;
 // An ftrace xrun line waits this many lines for its own `<stack trace>` (a TCG guest at load
 // 10 recorded up to 20 lines of the same CPU's interrupt and other CPUs' events in between).
 const FTRACE_STACK_WAIT = 64;
-// A record with no contribution for this many lines (times the records open at once: CPUs
-// interleave, each dump getting about one line in n) is over.
+// A record with no contribution for this many lines is over (CPUs interleave, but one dump is contiguous-ish).
 const STALE_LINES = 400;
 // Caps open records (one per caller id): a log cannot have more concurrent dumps than CPUs+tasks printing.
 const MAX_OPEN = 256;
 const LOGGER_BREAK_SPLIT = new RegExp(LOGGER_BREAK_RE.source, 'g');
 // 64 KiB: far longer than any kernel line (printk's limit is 1 KiB).
 const DEFAULT_MAX_LINE = 65536;
-// The key of records in a log without printk caller ids: every line belongs to it.
-const NO_CALLER = '';
-const MIXED_REASON =
-  'its stack is mixed with the lines of another dump printed at the same time (the log has no printk caller ids to tell them apart): not used';
-/** The analyzer's warning when dumps of several CPUs were interleaved in a log without caller ids. */
-export const INTERLEAVED_WARNING =
-  'dumps printed at the same time by different CPUs are interleaved line by line, and this log has no printk caller ids ([ T123] / [ C1]) to tell their lines apart: those events are reported without a stack (class none) rather than with a wrong offender; capture with CONFIG_PRINTK_CALLER=y and read dmesg or /dev/kmsg (journalctl and syslog do not show caller ids)';
 
 /** Creates a streaming analyzer; push lines, then finish(). */
 export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
@@ -154,47 +139,12 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
   let stackKey: string | null = null;
   let droppedFrames = 0;
   let longLines = 0;
-  let interleaved = 0;
-  const stripMixed = (ev: XrunEvent): void => {
-    ev.offender = {
-      class: 'none',
-      function: null,
-      module: null,
-      signature: 'none',
-      reason: MIXED_REASON,
-    };
-    ev.frames = [];
-    delete ev.offenderIndex;
-  };
-  /** Marks a keyless record whose lines are provably mixed with another dump's. */
-  const markMixed = (r: OpenRecord, key: string): void => {
-    if (key !== NO_CALLER || r.ftrace) return;
-    if (!r.mixed) interleaved++;
-    r.mixed = true;
-  };
-  /**
-   * A keyless record whose stack began in the middle: an end marker or `<TASK>`, or a frame that is not the printer, before
-   * any line that opens a dump (`CPU:`, `Call Trace:`), in a stack with `<IRQ>`/`<TASK>`
-   * markers (x86 kernels that print those always open a dump with `CPU:` and `Call Trace:`;
-   * 2.6-era dumps without markers may start at any frame). Its frames are another dump's.
-   */
-  const strayFrames = (r: OpenRecord): boolean => {
-    if (r.frames === 0 || r.sawCpuLine || r.sawCallTrace) return false;
-    const first = r.items[0];
-    if (first === undefined) return false;
-    // An end marker, or `<TASK>` (5.x+, always after `Call Trace:`), cannot open a stack; old
-    // x86_64 prints `Call Trace: <IRQ>` on one line, so a first `<IRQ>` can.
-    if (first.type === 'marker') return first.marker !== 'irq' && first.marker !== 'stack-switch';
-    if (first.type !== 'frame' || rules.printer.matchFunction(first.frame.function)) return false;
-    return r.items.some((it) => it.type === 'marker' && it.marker !== 'stack-switch');
-  };
 
   const close = (key: string): void => {
     const r = open.get(key);
     if (!r) return;
     open.delete(key);
     ftraceOpen.delete(key);
-    if (strayFrames(r)) markMixed(r, key);
     const c = classifyStack(r.items, rules, r.ftrace);
     const d = recogniseDetection(c, rules, parseDetectionEvidence(r.header, r.taskLine));
     const ev: XrunEvent = {
@@ -209,7 +159,6 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     if (r.source !== undefined) ev.source = r.source;
     if (c.offenderIndex !== undefined && !d.offender) ev.offenderIndex = c.offenderIndex;
     ev.detection = d.detection;
-    if (r.mixed) stripMixed(ev);
     if (events.length >= maxWithFrames) {
       ev.frames = [];
       delete ev.offenderIndex;
@@ -239,10 +188,6 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     line = lineNo,
     ftrace = false,
   ): void => {
-    // A new header while the record before it has read its dump's `CPU:` line but no frame
-    // yet: one dump never holds another's header there, so two dumps are being printed at once.
-    const before = open.get(key);
-    if (before && before.sawCpuLine && before.frames === 0) markMixed(before, key);
     close(key);
     if (open.size >= MAX_OPEN) {
       const oldest = open.keys().next().value;
@@ -269,16 +214,9 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     });
   };
 
-  const addTokens = (r: OpenRecord, key: string, tokens: StackToken[]): void => {
+  const addTokens = (r: OpenRecord, tokens: StackToken[]): void => {
     for (const t of tokens) {
       if (t.type === 'marker') {
-        // A stack enters each of its stacks once (`<IRQ>` … `</IRQ>` `<TASK>`): a second
-        // `<IRQ>`, `<NMI>` or `<TASK>` in one record is another dump's.
-        if (
-          (t.marker === 'irq' || t.marker === 'nmi' || t.marker === 'task') &&
-          r.items.some((it) => it.type === 'marker' && it.marker === t.marker)
-        )
-          markMixed(r, key);
         r.items.push({ type: 'marker', marker: t.marker });
         continue;
       }
@@ -524,12 +462,11 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     switch (sl.kind) {
       case 'frames':
         if (r.frames > 0 && isPrinterStart(sl.tokens) && !lastFrameIsPrinter(r)) {
-          // A second dump_stack() without a header: never attach it to this record. Before
-          // the record's own `CPU:` line (where dumps print one): another dump's lines.
+          // A second dump_stack() without a header: never attach it to this record.
           close(rkey);
           return;
         }
-        addTokens(r, rkey, sl.tokens);
+        addTokens(r, sl.tokens);
         r.inModules = false;
         r.lastActivity = lineNo;
         return;
@@ -543,19 +480,12 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
         return;
       case 'context':
         if (sl.cpuLine) {
-          if (r.sawCpuLine || r.frames > 0 || r.sawCallTrace) {
-            // Two `CPU:` lines with no frame between them, or a dump's `CPU:` line after frames
-            // or `Call Trace:` it never introduced (a dump prints it first): two dumps at once.
-            if (r.frames === 0 || !r.sawCpuLine) markMixed(r, rkey);
+          if (r.sawCpuLine || r.frames > 0) {
             close(rkey);
             return;
           }
           r.sawCpuLine = true;
           r.taskLine = trimmed;
-        }
-        if (trimmed.startsWith('Call Trace') || trimmed.startsWith('Call trace')) {
-          if (r.sawCallTrace) markMixed(r, rkey);
-          r.sawCallTrace = true;
         }
         r.inModules = trimmed.startsWith('Modules linked in:');
         r.lastActivity = lineNo;
@@ -615,9 +545,7 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
     afterKmsg = ll.transport === 'kmsg' || ll.transport === 'kmsg-dict';
     if (ll.transport === 'kmsg-dict' || ll.foreign) return;
     if ((lineNo & 63) === 0 && open.size > 0) {
-      // Dumps printed at once by n CPUs share the lines: each gets about one in n.
-      const stale = STALE_LINES * open.size;
-      for (const [k, r] of open) if (lineNo - r.lastActivity > stale) close(k);
+      for (const [k, r] of open) if (lineNo - r.lastActivity > STALE_LINES) close(k);
     }
     if ((lineNo & 63) === 0 && pending.size > 0) {
       // A wrap whose caller never printed again: settle it, so the fast path can resume.
@@ -655,7 +583,6 @@ export function createLogAnalyzer(options: AnalyzerOptions = {}): LogAnalyzer {
       if (longLines > 0) {
         warnings.push(`${longLines} line(s) longer than ${maxLine} characters were truncated`);
       }
-      if (interleaved > 0) warnings.push(INTERLEAVED_WARNING);
       if (droppedFrames > 0) {
         warnings.push(
           `${droppedFrames} event(s) beyond the first ${maxWithFrames} are reported without their frames (memory bound)`,

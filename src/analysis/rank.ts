@@ -17,12 +17,6 @@ const MAX_EXAMPLES = 10;
 const MAX_TASKS = 5;
 // Distinct task names remembered per context (bounded memory on any log).
 const MAX_TASK_NAMES = 1000;
-// Offender groups (function + module) held at once. A log with more distinct offenders is
-// garbage or an attack (a real log has tens); past this, the least frequent are pruned so
-// the ranking's memory stays bounded at any number of distinct names.
-export const MAX_RANKED_OFFENDERS = 20000;
-// Distinct signatures counted per offender group (the rest are not told apart).
-const MAX_SIGNATURES = 1000;
 
 /** Counts detector-only events by context and detecting task, in bounded memory. */
 function createDetectorOnlyTally(): {
@@ -82,19 +76,6 @@ export interface OffenderTally {
   offenders(): OffenderRank[];
   /** Per-kind / per-class counts of everything added so far. */
   summary(lines: number): AnalysisSummary;
-  /** What the bounds left out (too many distinct offenders or signatures), for the report. */
-  warnings(): string[];
-}
-
-/**
- * Smallest count t such that at least `need` groups have a count ≤ t: pruning those frees
- * half of the groups whatever the distribution (many 1s, or all equal).
- */
-function pruneThreshold(groups: Iterable<OffenderGroup>, need: number): number {
-  const counts: number[] = [];
-  for (const g of groups) counts.push(g.count);
-  counts.sort((a, b) => a - b);
-  return counts[Math.min(counts.length, need) - 1] ?? 0;
 }
 
 /** Creates an empty tally (see OffenderTally). */
@@ -110,22 +91,6 @@ export function createOffenderTally(): OffenderTally {
   };
   const detectorOnly = createDetectorOnlyTally();
   let total = 0;
-  // Pruning (see MAX_RANKED_OFFENDERS): events of pruned groups, how many groups went, and
-  // the sum of the thresholds used (a ranked count is low by at most this much).
-  let unranked = 0;
-  let prunedGroups = 0;
-  let floor = 0;
-  let sigsCapped = false;
-  const prune = (): void => {
-    const t = pruneThreshold(groups.values(), Math.ceil(groups.size / 2));
-    for (const [k, g] of groups) {
-      if (g.count > t) continue;
-      groups.delete(k);
-      unranked += g.count;
-      prunedGroups++;
-    }
-    floor += t;
-  };
   const ranks = (): OffenderRank[] => {
     const out: OffenderRank[] = [];
     for (const g of groups.values()) {
@@ -163,7 +128,6 @@ export function createOffenderTally(): OffenderTally {
       const key = `${o.function}\u0000${o.module ?? ''}`;
       let g = groups.get(key);
       if (!g) {
-        if (groups.size >= MAX_RANKED_OFFENDERS) prune();
         g = {
           function: o.function,
           module: o.module,
@@ -175,10 +139,7 @@ export function createOffenderTally(): OffenderTally {
         groups.set(key, g);
       }
       g.count++;
-      const seen = g.sigs.get(o.signature);
-      if (seen !== undefined) g.sigs.set(o.signature, seen + 1);
-      else if (g.sigs.size < MAX_SIGNATURES) g.sigs.set(o.signature, 1);
-      else sigsCapped = true;
+      g.sigs.set(o.signature, (g.sigs.get(o.signature) ?? 0) + 1);
       if (g.lines.length < MAX_EXAMPLES) {
         g.lines.push(ev.line);
         g.sources.push(ev.source ?? '');
@@ -200,20 +161,6 @@ export function createOffenderTally(): OffenderTally {
       const d = detectorOnly.counts();
       if (d) s.detectorOnly = d;
       return s;
-    },
-    warnings(): string[] {
-      const w: string[] = [];
-      if (prunedGroups > 0) {
-        w.push(
-          `more than ${MAX_RANKED_OFFENDERS} distinct offenders (function + module): only the most frequent are ranked (memory bound); ${unranked} event(s) of ${prunedGroups} rarely seen offender group(s) are counted in the summary but not ranked, and the count of an offender first seen after the first pruning may be low by up to ${floor}`,
-        );
-      }
-      if (sigsCapped) {
-        w.push(
-          `an offender has more than ${MAX_SIGNATURES} distinct signatures: only the first ${MAX_SIGNATURES} are told apart (memory bound)`,
-        );
-      }
-      return w;
     },
   };
 }

@@ -35,7 +35,6 @@ const SYSLOG_ISO_RE =
 const JOURNAL_MONO_RE = /^\[\s*(\d+\.\d+)\] (?:(\S+) )?kernel:(?: |$)/;
 const KMSG_RE = /^([0-9]{1,4}),([0-9]+),([0-9]+),([^;]*);/;
 const KMSG_DICT_RE = /^ [A-Z0-9_]+=/;
-const KMSG_CALLER_RE = /(?:^|,)caller=([TC]\d+)(?:,|$)/;
 // dmesg -T: `[Thu Oct  7 12:44:01 2021]`, `[v ápr 11 18:24:21 2021]`, `[Do 7. Okt 12:44:01 2021]`.
 const DMESG_T_RE = /^\[[^\]\d]{0,24}\d{1,4}[^\]]{0,24}?\d\d:\d\d:\d\d[^\]]{0,12}\] ?/u;
 // dmesg -H: `[Apr30 19:31]` opening a burst, `[  +0.000006]` deltas after it.
@@ -91,9 +90,6 @@ export function parseLogLine(raw: string, afterKmsg = false): LogLine {
       line.level = pri & 7;
       line.time = Number(k[3]) / 1e6;
       if ((k[4] ?? '').startsWith('c')) line.kmsgContinuation = true;
-      // CONFIG_PRINTK_CALLER adds `,caller=T123` after the flags (`6,339,5140900,-,caller=T1;`).
-      const caller = KMSG_CALLER_RE.exec(k[4] ?? '');
-      if (caller) line.caller = caller[1];
       line.body = s.slice(k[0].length);
       return line;
     }

@@ -42,7 +42,6 @@ export function createLiveAnalyzer(rules: RuleSet = loadRules()): LiveAnalyzer {
     inChunk = 0;
     analyzer = createLogAnalyzer({ rules });
     for (const e of events) ranking.add(e);
-    for (const w of ranking.warnings()) if (!warnings.includes(w)) warnings.push(w);
     return events;
   };
 
