@@ -5,6 +5,7 @@
 // Usage: node --import tsx bench/attack-issue14.ts [--only N[,N...]] [--list]   (needs `npm run build`;
 // --list also prints every case that held; sections: 1 2 3 16 4 14 7 8, and for analyze/aggregate
 // 5 6 11 12a 13a 14a 15 16a)
+import { createTallies, record, type Tally } from './attack-tally.js';
 import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
@@ -92,24 +93,9 @@ function cli(
 const stackTrace = (s: string): boolean => /^\s+at .*(\.js|\.ts):\d+/m.test(s);
 const short = (s: string): string => s.replace(/\s+/g, ' ').trim().slice(0, 220);
 
-interface Tally {
-  finding: string;
-  tried: number;
-  failures: string[];
-  passed: string[];
-}
-const tallies: Tally[] = [];
-function tally(finding: string): Tally {
-  const t: Tally = { finding, tried: 0, failures: [], passed: [] };
-  tallies.push(t);
-  return t;
-}
-/** Records one case: `problem` null means the code withstood it. */
-function record(t: Tally, name: string, problem: string | null): void {
-  t.tried++;
-  if (problem) t.failures.push(`${name}: ${problem}`);
-  else t.passed.push(name);
-}
+const tallyList = createTallies();
+const tallies = tallyList.all;
+const tally = tallyList.tally;
 
 /** Problems common to every run: a hang, a crash, a stack trace. */
 function runProblem(r: Run): string | null {

@@ -3,6 +3,7 @@
 // one line per failure. Not a test: a verification run. Everything happens in temporary
 // folders; mounts (a second procfs, bind mounts: root only) are undone in a finally.
 // Usage: npm run build && node --import tsx bench/attack-issue30-settings.ts [--list]
+import { createTallies, printTallies, record } from './attack-tally.js';
 import { runProgram } from '../test/helpers/cli.js';
 import { spawn, spawnSync } from 'node:child_process';
 import {
@@ -46,23 +47,8 @@ const cli = (argv: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 30_000): P
 const short = (s: string): string => s.replace(/\s+/g, ' ').trim().slice(0, 200);
 const stackTrace = (s: string): boolean => /^\s+at .*(\.js|\.ts):\d+/m.test(s);
 
-interface Tally {
-  finding: string;
-  tried: number;
-  failures: string[];
-  passed: string[];
-}
-const tallies: Tally[] = [];
-function tally(finding: string): Tally {
-  const t: Tally = { finding, tried: 0, failures: [], passed: [] };
-  tallies.push(t);
-  return t;
-}
-function record(t: Tally, name: string, problem: string | null): void {
-  t.tried++;
-  if (problem) t.failures.push(`${name}: ${problem}`);
-  else t.passed.push(name);
-}
+const tallies = createTallies();
+const tally = tallies.tally;
 
 // ------------------------------------------------------------ 1: writes through links
 
@@ -489,14 +475,7 @@ async function main(): Promise<void> {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  const w = Math.max(...tallies.map((t) => t.finding.length));
-  console.log(`${'class'.padEnd(w)}  tried  failures`);
-  for (const t of tallies) {
-    console.log(`${t.finding.padEnd(w)}  ${String(t.tried).padStart(5)}  ${t.failures.length}`);
-    for (const f of t.failures) console.log(`  FAIL ${f}`);
-    if (list) for (const p of t.passed) console.log(`  held ${p}`);
-  }
-  process.exitCode = tallies.some((t) => t.failures.length > 0) ? 1 : 0;
+  printTallies(tallies.all, list);
 }
 
 await main();

@@ -6,6 +6,7 @@
 // prints, per class, how many variants were tried and how many the code did not withstand, one
 // line per failure. Not a test: a verification run, in temporary folders and on loopback.
 // Usage: npm run build && node --import tsx bench/attack-issue30-web.ts [--list] [--no-pg]
+import { createTallies, printTallies, record, type Tally } from './attack-tally.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -30,23 +31,8 @@ const withPg = !process.argv.includes('--no-pg') && postgresSkip() === false;
 const work = mkdtempSync(join(tmpdir(), 'xrunhunt-attack30-web-'));
 const short = (s: string): string => s.replace(/\s+/g, ' ').trim().slice(0, 160);
 
-interface Tally {
-  finding: string;
-  tried: number;
-  failures: string[];
-  passed: string[];
-}
-const tallies: Tally[] = [];
-function tally(finding: string): Tally {
-  const t: Tally = { finding, tried: 0, failures: [], passed: [] };
-  tallies.push(t);
-  return t;
-}
-function record(t: Tally, name: string, problem: string | null): void {
-  t.tried++;
-  if (problem) t.failures.push(`${name}: ${problem}`);
-  else t.passed.push(name);
-}
+const tallies = createTallies();
+const tally = tallies.tally;
 
 // ------------------------------------------------------------------ hostile bundles
 
@@ -924,14 +910,7 @@ async function main(): Promise<void> {
     pgServer?.destroy();
     rmSync(work, { recursive: true, force: true });
   }
-  const w = Math.max(...tallies.map((t) => t.finding.length));
-  console.log(`${'class'.padEnd(w)}  tried  failures`);
-  for (const t of tallies) {
-    console.log(`${t.finding.padEnd(w)}  ${String(t.tried).padStart(5)}  ${t.failures.length}`);
-    for (const f of t.failures) console.log(`  FAIL ${f}`);
-    if (list) for (const p of t.passed) console.log(`  held ${p}`);
-  }
-  process.exitCode = tallies.some((t) => t.failures.length > 0) ? 1 : 0;
+  printTallies(tallies.all, list);
 }
 
 await main();
