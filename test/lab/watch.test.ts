@@ -205,7 +205,9 @@ test(
     const guestErr = (name: string): string =>
       existsSync(join(out, name)) ? readFileSync(join(out, name), 'utf8').slice(-3000) : '(none)';
     assert.equal(r.code, 0, `lab exec failed:\n${r.stderr}`);
-    process.stderr.write(`lab watch: ${r.stdout.replace(/\n/g, ' | ')}\n`);
+    // Only watch's own lines: the session section before it holds a whole JSON report.
+    const watchLines = labSections(r.stdout).get('watch') ?? r.stdout;
+    process.stderr.write(`lab watch: ${watchLines.replace(/\n/g, ' | ')}\n`);
     assert.match(r.stdout, /xrun_debug before: 0\b/);
 
     // 1. --until-xruns: stops by itself with the player named and test_lockup ranked first.
