@@ -180,8 +180,9 @@ test('--until-xruns N: the plan stops once N kernel XRUNs of the stream were cap
   const events: SessionEvent[] = [];
   handle.events.on((e) => events.push(e));
   const { report } = await handle.outcome;
-  const end = events.find((e) => e.type === 'phase-end');
-  assert.ok(end && end.type === 'phase-end' && end.cut, 'the idle phase was cut');
+  // The two reports can arrive before the phase starts (then it never runs) or during it (then
+  // it is cut): either way no phase ran to its end.
+  assert.ok(!events.some((e) => e.type === 'phase-end' && !e.cut), 'no phase ran its full 60 s');
   assert.equal(report.events.length, 2);
   assert.match(
     report.conclusion[0] ?? '',
